@@ -46,6 +46,8 @@ def ejecutar(args) -> Resultado:
     ]
     if args.sin_navegador:
         comando.append("--no-browser")
+    if hasattr(os, "geteuid") and os.geteuid() == 0:  # contenedores y CI corren como root
+        comando.append("--allow-root")
     if args.token is not None:
         comando.append(f"--IdentityProvider.token={args.token}")
     inicio = carpeta / "lessons" / "00_bienvenida.ipynb"

@@ -1,0 +1,38 @@
+# Dos órdenes para todo el curso (ver README.md):
+#   make curso   → prepara el entorno si falta y abre JupyterLab con las lecciones
+#   make test    → prepara el entorno si falta y corre todas las pruebas
+# Variante para servidores sin pantalla: make curso-servidor [PUERTO=8888] [IP=127.0.0.1]
+
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+LISTO := $(VENV)/.tutor-instalado
+PUERTO ?= 8888
+IP ?= 127.0.0.1
+TOKEN ?=
+PYTEST_ARGS ?=
+
+.PHONY: curso curso-servidor test entorno benchmarks ejercicios limpiar
+
+entorno: $(LISTO)
+
+$(LISTO): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install torch
+	$(PY) -m pip install -e ".[dev,navegador]"
+	@touch $(LISTO)
+
+curso: $(LISTO)
+	$(VENV)/bin/tutor curso --puerto $(PUERTO) --ip $(IP)
+
+curso-servidor: $(LISTO)
+	$(VENV)/bin/tutor curso --sin-navegador --puerto $(PUERTO) --ip $(IP) $(if $(TOKEN),--token $(TOKEN))
+
+test: $(LISTO)
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+benchmarks: $(LISTO)
+	$(PY) -m benchmarks
+
+limpiar:
+	rm -rf $(VENV) .pytest_cache

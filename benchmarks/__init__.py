@@ -1,0 +1,1 @@
+"""Tabla de velocidad, memoria y exactitud del curso: ``python -m benchmarks``."""

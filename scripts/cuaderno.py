@@ -1,0 +1,118 @@
+"""Utilidades para escribir los notebooks del curso con una sola forma común.
+
+Cada lección y ejercicio empieza con la insignia «Abrir en Colab» (que apunta a
+``tutor_lib.entorno.REPOSITORIO``) y con la misma celda de preparación. Uso:
+
+    from scripts.cuaderno import Cuaderno
+    c = Cuaderno("lessons/03_trainer.ipynb", "Lección 3 · El Trainer")
+    c.md("texto..."); c.code("codigo...")
+    c.guardar()
+
+``python scripts/cuaderno.py --insignias`` reescribe las insignias de todos los
+notebooks si cambias la URL del repositorio.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+
+RAIZ = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(RAIZ))
+
+from tutor_lib.entorno import REPOSITORIO  # noqa: E402
+
+MARCA_PREPARACION = "# Preparación del entorno"
+
+
+def url_colab(ruta_relativa: str) -> str:
+    """URL de Colab que abre el notebook ``ruta_relativa`` del repositorio."""
+    repo = REPOSITORIO.removeprefix("https://github.com/")
+    return f"https://colab.research.google.com/github/{repo}/blob/main/{ruta_relativa}"
+
+
+def insignia(ruta_relativa: str) -> str:
+    return f"[![Abrir en Colab](https://colab.research.google.com/assets/colab-badge.svg)]({url_colab(ruta_relativa)})"
+
+
+def celda_preparacion(widgets: bool = False, extra: str = "") -> str:
+    """La primera celda de código: instala en Colab, importa tutor_lib, muestra el entorno."""
+    lineas = [
+        MARCA_PREPARACION + ": en Colab instala el curso; en todas partes muestra el modo.",
+        "import sys",
+        "",
+        'if "google.colab" in sys.modules:',
+        f'    !pip install -q --no-deps "tutor-lib @ git+{REPOSITORIO}"',
+        "    !python -m tutor_lib.colab",
+    ]
+    if widgets:
+        lineas += [
+            "    from google.colab import output",
+            "",
+            "    output.enable_custom_widget_manager()  # los widgets de ipywidgets 8 lo necesitan en Colab",
+        ]
+    lineas += ["", "from tutor_lib import entorno", "", "ENTORNO = entorno.preparar()"]
+    if extra:
+        lineas += [extra]
+    return "\n".join(lineas)
+
+
+class Cuaderno:
+    def __init__(self, ruta: str, titulo: str, widgets: bool = False, kernel: str = "python3"):
+        self.ruta = RAIZ / ruta
+        self.relativa = ruta
+        self.nb = nbformat.v4.new_notebook()
+        self.nb.metadata = {
+            "kernelspec": {"name": kernel, "display_name": "Python 3", "language": "python"},
+            "language_info": {"name": "python"},
+        }
+        self.md(f"# {titulo}\n\n{insignia(ruta)}")
+        self._widgets = widgets
+
+    def md(self, texto: str, **metadata) -> None:
+        self.nb.cells.append(nbformat.v4.new_markdown_cell(texto.strip("\n"), metadata=metadata))
+
+    def code(self, texto: str, **metadata) -> None:
+        self.nb.cells.append(nbformat.v4.new_code_cell(texto.strip("\n"), metadata=metadata))
+
+    def preparacion(self, extra: str = "") -> None:
+        self.code(celda_preparacion(self._widgets, extra))
+
+    def guardar(self) -> Path:
+        limpiar(self.nb)
+        self.ruta.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(self.nb, self.ruta)
+        return self.ruta
+
+
+def limpiar(nb) -> None:
+    """Quita salidas, contadores de ejecución y estado de widgets (conserva metadatos de nbgrader)."""
+    nb.metadata.pop("widgets", None)
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"celda-{i:03d}"
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+        for clave in ("execution", "collapsed", "scrolled"):
+            cell.metadata.pop(clave, None)
+
+
+def reescribir_insignias() -> None:
+    patron = re.compile(r"\[!\[Abrir en Colab\]\([^)]*\)\]\([^)]*\)")
+    for ruta in sorted(RAIZ.glob("lessons/*.ipynb")) + sorted(RAIZ.glob("solutions/*/*.ipynb")):
+        nb = nbformat.read(ruta, as_version=4)
+        relativa = str(ruta.relative_to(RAIZ))
+        if ruta.parts[-3] == "solutions":  # el estudiante abre la versión de exercises/
+            relativa = relativa.replace("solutions/", "exercises/", 1)
+        for cell in nb.cells:
+            if cell.cell_type == "markdown":
+                cell.source = patron.sub(insignia(relativa), cell.source)
+        nbformat.write(nb, ruta)
+
+
+if __name__ == "__main__":
+    if "--insignias" in sys.argv:
+        reescribir_insignias()

@@ -1,0 +1,87 @@
+"""Ejecuta notebooks sin interfaz (nbclient) en modo rápido, como lo haría un estudiante.
+
+Si una celda falla, el error dice en español qué celda fue (número y primeras
+líneas), el tipo de excepción y su mensaje, para arreglarlo sin abrir Jupyter.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+class CuadernoFallido(AssertionError):
+    """Un notebook no corrió de principio a fin."""
+
+
+def _celda_con_error(nb) -> tuple[int, dict] | None:
+    numero = 0
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        numero += 1
+        for salida in cell.get("outputs", []):
+            if salida.get("output_type") == "error":
+                return numero, cell
+    return None
+
+
+def ejecutar_cuaderno(ruta: str | os.PathLike, timeout_celda: int = 600, entorno_extra: dict | None = None):
+    """Ejecuta el notebook en su carpeta y devuelve ``(notebook_ejecutado, segundos)``.
+
+    Lanza :class:`CuadernoFallido` con un mensaje en español si algo falla.
+    """
+    ruta = Path(ruta)
+    nb = nbformat.read(ruta, as_version=4)
+    env_anterior = dict(os.environ)
+    os.environ.update({"TUTOR_MODO": "rapido", **(entorno_extra or {})})
+    cliente = NotebookClient(
+        nb,
+        timeout=timeout_celda,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(ruta.parent)}},
+        allow_errors=False,
+    )
+    inicio = time.perf_counter()
+    try:
+        cliente.execute()
+    except (CellExecutionError, CellTimeoutError, DeadKernelError) as exc:
+        encontrado = _celda_con_error(nb)
+        if isinstance(exc, CellTimeoutError):
+            motivo = f"superó el tiempo límite de {timeout_celda} s por celda"
+        elif isinstance(exc, DeadKernelError):
+            motivo = "el kernel murió (¿memoria agotada?)"
+        else:
+            motivo = f"{getattr(exc, 'ename', type(exc).__name__)}: {_ANSI.sub('', str(getattr(exc, 'evalue', exc)))}"
+        if encontrado:
+            numero, celda = encontrado
+            inicio_codigo = "\n    ".join(celda.source.splitlines()[:4])
+            donde = f"la celda de código n.º {numero}, que empieza así:\n    {inicio_codigo}\n"
+        else:
+            donde = "una celda que no pude identificar\n"
+        raise CuadernoFallido(f"El notebook {ruta.name} falló en {donde}Motivo: {motivo}") from None
+    finally:
+        os.environ.clear()
+        os.environ.update(env_anterior)
+    return nb, time.perf_counter() - inicio
+
+
+def textos_de_salida(nb) -> str:
+    """Todo el texto que mostraron las celdas (para comprobar cifras calculadas)."""
+    partes = []
+    for cell in nb.cells:
+        for salida in cell.get("outputs", []):
+            if "text" in salida:
+                partes.append(salida["text"])
+            for tipo in ("text/plain", "text/markdown", "text/html"):
+                if tipo in salida.get("data", {}):
+                    partes.append(salida["data"][tipo])
+    return _ANSI.sub("", "\n".join(partes))

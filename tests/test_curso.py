@@ -1,0 +1,66 @@
+"""La orden del README para abrir el curso levanta JupyterLab y responde en loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+RAIZ = Path(__file__).resolve().parents[1]
+
+
+def _puerto_libre() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make no está instalado")
+def test_make_curso_servidor_sirve_las_lecciones():
+    puerto, token = _puerto_libre(), secrets.token_hex(16)
+    proceso = subprocess.Popen(
+        ["make", "curso-servidor", f"PUERTO={puerto}", f"TOKEN={token}"],
+        cwd=RAIZ,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        env={**os.environ, "JUPYTER_RUNTIME_DIR": str(Path(os.environ.get("TMPDIR", "/tmp")) / f"jr-{puerto}")},
+    )
+    base = f"http://127.0.0.1:{puerto}"
+    try:
+        limite = time.monotonic() + 120
+        estado = None
+        while time.monotonic() < limite:
+            try:
+                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2) as r:
+                    estado = json.load(r)
+                    break
+            except OSError:
+                if proceso.poll() is not None:
+                    pytest.fail("JupyterLab terminó antes de responder:\n" + proceso.stdout.read().decode())
+                time.sleep(0.5)
+        assert estado is not None, "JupyterLab no respondió en 120 s"
+        with urllib.request.urlopen(f"{base}/api/contents/lessons?token={token}", timeout=5) as r:
+            nombres = {c["name"] for c in json.load(r)["content"]}
+        assert "00_bienvenida.ipynb" in nombres
+        with urllib.request.urlopen(f"{base}/lab?token={token}", timeout=10) as r:
+            assert r.status == 200 and b"JupyterLab" in r.read()
+        # sin token, la API no deja entrar
+        with pytest.raises(urllib.error.HTTPError):
+            urllib.request.urlopen(f"{base}/api/contents/lessons", timeout=5)
+    finally:
+        if proceso.poll() is None:
+            os.killpg(proceso.pid, signal.SIGTERM)
+            try:
+                proceso.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proceso.pid, signal.SIGKILL)

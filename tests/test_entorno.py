@@ -1,0 +1,93 @@
+"""Detección del entorno, elección del modo y `tutor doctor` sin red."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tutor_lib import entorno
+from tutor_lib.entorno import InfoGPU
+
+T4 = InfoGPU("Tesla T4", 15_828_320_256, (7, 5))
+A100 = InfoGPU("NVIDIA A100-SXM4-40GB", 42_298_834_944, (8, 0))
+
+
+def test_bf16_solo_desde_ampere():
+    assert not T4.soporta_bf16 and A100.soporta_bf16
+    assert entorno.precision_recomendada(T4) == "fp16"
+    assert entorno.precision_recomendada(A100) == "bf16"
+    assert entorno.precision_recomendada(None) == "fp32"
+
+
+@pytest.mark.parametrize("valor,esperado", [("rapido", "rapido"), ("Rápido", "rapido"), ("completo", "completo")])
+def test_tutor_modo_manda(monkeypatch, valor, esperado):
+    monkeypatch.setenv("TUTOR_MODO", valor)
+    assert entorno.elegir_modo(gpu=None, hub=False) == esperado
+
+
+def test_modo_invalido_da_error_en_espanol(monkeypatch):
+    monkeypatch.setenv("TUTOR_MODO", "turbo")
+    with pytest.raises(ValueError, match="Modo desconocido"):
+        entorno.elegir_modo()
+
+
+def test_completo_solo_con_gpu_y_hub(monkeypatch):
+    monkeypatch.delenv("TUTOR_MODO", raising=False)
+    assert entorno.elegir_modo(gpu=T4, hub=True) == "completo"
+    assert entorno.elegir_modo(gpu=T4, hub=False) == "rapido"
+    assert entorno.elegir_modo(gpu=None, hub=True) == "rapido"
+
+
+def test_hf_hub_offline_evita_toda_conexion(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    entorno.hub_accesible.cache_clear()
+    assert entorno.hub_accesible() is False  # el bloqueo de red habría anotado cualquier intento
+
+
+def test_semilla_repetible():
+    import torch
+
+    entorno.fijar_semilla(7)
+    a = torch.rand(3)
+    entorno.fijar_semilla(7)
+    assert torch.equal(a, torch.rand(3))
+    with pytest.raises(ValueError, match="semilla"):
+        entorno.fijar_semilla(-1)
+
+
+def test_preparar_muestra_modo_rapido(capsys):
+    e = entorno.preparar()
+    salida = capsys.readouterr().out
+    assert e.modo == "rapido" and "Modo: rapido" in salida and e.dispositivo == "cpu"
+
+
+def _tutor(*args, env=None, sin_red=False):
+    comando = [sys.executable, "-m", "tutor_lib", *args]
+    if sin_red:
+        comando = ["unshare", "--net", "--map-root-user", *comando]
+    return subprocess.run(comando, capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})})
+
+
+@pytest.mark.skipif(shutil.which("unshare") is None, reason="hace falta unshare para quitar la red de verdad")
+def test_doctor_sin_ninguna_red_termina_rapido_y_elige_rapido():
+    # Sin HF_HUB_OFFLINE ni TUTOR_MODO: doctor debe intentar el Hub, fallar rápido y elegir el modo rápido.
+    env = {"HF_HUB_OFFLINE": "", "TRANSFORMERS_OFFLINE": "", "TUTOR_MODO": "", "TUTOR_BLOQUEAR_RED": "0"}
+    inicio = time.perf_counter()
+    r = _tutor("doctor", "--json", env=env, sin_red=True)
+    segundos = time.perf_counter() - inicio
+    assert r.returncode == 0, r.stderr
+    datos = json.loads(r.stdout)
+    assert datos["modo"] == "rapido"
+    hub = next(c for c in datos["comprobaciones"] if c["nombre"] == "Hub de Hugging Face")
+    assert hub["ok"] is False
+    assert segundos < 10, f"tutor doctor tardó {segundos:.1f} s sin red (límite 10 s)"
+
+
+def test_doctor_texto_en_espanol():
+    r = _tutor("doctor")
+    assert r.returncode == 0, r.stderr
+    assert "[OK]" in r.stdout and "Modo: rapido" in r.stdout and "Todo listo." in r.stdout

