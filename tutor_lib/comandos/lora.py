@@ -1,0 +1,53 @@
+"""``tutor lora``: parámetros entrenables de LoRA para un modelo, sin descargar pesos.
+
+Ejemplos::
+
+    tutor lora --config config.json --r 16 --modulos q_proj,v_proj --json
+    tutor lora --modelo meta-llama/Llama-2-7b-hf --r 16 --modulos all-linear
+"""
+
+from __future__ import annotations
+
+from tutor_lib import lora
+from tutor_lib.comandos import Resultado
+
+NOMBRE = "lora"
+AYUDA = "Cuenta los parámetros entrenables de LoRA (rango r, módulos elegidos) sin descargar pesos."
+
+
+def configurar(parser) -> None:
+    origen = parser.add_mutually_exclusive_group(required=True)
+    origen.add_argument("--config", help="ruta a un config.json (o a la carpeta de un modelo)")
+    origen.add_argument("--modelo", help="nombre del modelo en el Hub (necesita red o la caché local)")
+    parser.add_argument("--r", type=int, required=True, help="rango de LoRA, p. ej. 16")
+    parser.add_argument(
+        "--modulos", required=True,
+        help="capas a adaptar separadas por comas (q_proj,v_proj) o all-linear",
+    )
+    parser.add_argument(
+        "--tarea", choices=("causal", "clasificacion", "base"), default=None,
+        help="clase de modelo (por defecto: la de 'architectures' del config o la propia de su tipo)",
+    )
+
+
+def ejecutar(args) -> Resultado:
+    origen = args.config if args.config is not None else args.modelo
+    conteo = lora.contar_parametros_lora(origen, args.r, args.modulos, tarea=args.tarea)
+    datos = {
+        "parametros_entrenables": conteo.parametros_entrenables,
+        "parametros_totales": conteo.parametros_totales,
+        "porcentaje": conteo.porcentaje,
+        "por_modulo": conteo.por_modulo,
+        "capas": conteo.capas,
+        "r": args.r,
+    }
+    lineas = [
+        f"LoRA con r={args.r} sobre {args.modulos}: {conteo.capas} capas adaptadas.",
+        f"  Parámetros entrenables: {conteo.parametros_entrenables:,}",
+        f"  Parámetros totales:     {conteo.parametros_totales:,}",
+        f"  Porcentaje entrenable:  {conteo.porcentaje:.4f} %",
+        "",
+        "Por módulo:",
+    ]
+    lineas += [f"  {nombre:<20} {n:>15,}" for nombre, n in conteo.por_modulo.items()]
+    return Resultado(datos=datos, texto="\n".join(lineas))
