@@ -81,6 +81,33 @@ class Cuaderno:
     def preparacion(self, extra: str = "") -> None:
         self.code(celda_preparacion(self._widgets, extra))
 
+    # --- celdas de nbgrader (solo para solutions/) -------------------------
+
+    def _nbgrader(self, grade_id: str, **campos) -> dict:
+        base = {"grade": False, "solution": False, "locked": False, "grade_id": grade_id, "schema_version": 3}
+        base.update(campos)
+        return {"nbgrader": base}
+
+    def enunciado(self, texto: str, grade_id: str) -> None:
+        """Markdown bloqueado: el estudiante no debe editarlo."""
+        self.md(texto, **self._nbgrader(grade_id, locked=True))
+
+    def solucion(self, codigo: str, grade_id: str) -> None:
+        """Celda que resuelve el estudiante; el código entre BEGIN/END SOLUTION se reemplaza por un esqueleto."""
+        self.code(codigo, **self._nbgrader(grade_id, solution=True))
+
+    def prueba(self, codigo: str, grade_id: str, puntos: float) -> None:
+        """Celda de pruebas calificada (visible; lo que vaya entre BEGIN/END HIDDEN TESTS se oculta)."""
+        self.code(codigo, **self._nbgrader(grade_id, grade=True, locked=True, points=puntos))
+
+    def respuesta_escrita(self, grade_id: str, puntos: float, texto: str = "TU RESPUESTA AQUÍ") -> None:
+        """Respuesta en texto calificada a mano en formgrader."""
+        self.md(texto, **self._nbgrader(grade_id, grade=True, solution=True, points=puntos))
+
+    def codigo_bloqueado(self, codigo: str, grade_id: str) -> None:
+        """Código que el estudiante ejecuta pero no debe modificar (datos, utilidades)."""
+        self.code(codigo, **self._nbgrader(grade_id, locked=True))
+
     def guardar(self) -> Path:
         limpiar(self.nb)
         self.ruta.parent.mkdir(parents=True, exist_ok=True)

@@ -514,3 +514,44 @@ def cargar_metrica(nombre: str, modo: str | None = None):
             return MetricaLocal(nombre)
     print(f"Métrica {nombre!r}: uso la implementación local de tutor_lib (evaluate.load necesita el Hub).")
     return MetricaLocal(nombre)
+
+
+# --------------------------------------------------------------------------
+# Recetas de entrenamiento por modo
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Receta:
+    """Tamaños de un ajuste de clasificación según el modo (lecciones 03, 05, 06, 08 y 10).
+
+    En modo rápido todo es pequeño para que una CPU de 2 núcleos termine en
+    segundos; en modo completo son los valores habituales para un BERT en una T4.
+    ``muestras_*`` en ``None`` significa «todas».
+    """
+
+    muestras_entrenamiento: int | None
+    muestras_evaluacion: int | None
+    epocas: float
+    learning_rate: float
+    lote: int
+    max_length: int
+
+
+RECETAS = {
+    # all-MiniLM-L6-v2 es un modelo inglés: con reseñas en español necesita una tasa alta para
+    # aprender algo en pocos pasos. Medido en benchmarks/ (fila «ajuste rápido en resenas»).
+    "rapido": Receta(
+        muestras_entrenamiento=480, muestras_evaluacion=198, epocas=2, learning_rate=1e-4, lote=16, max_length=96
+    ),
+    # Receta de BERT (Devlin et al., 2019): lr 2e-5..5e-5, 2-4 épocas, lote 16/32.
+    "completo": Receta(
+        muestras_entrenamiento=None, muestras_evaluacion=None, epocas=3, learning_rate=3e-5, lote=16, max_length=128
+    ),
+}
+
+
+def receta_clasificacion(modo: str | None = None) -> Receta:
+    """La receta de ajuste de clasificación para el modo dado (o el actual)."""
+    modo = entorno.normalizar_modo(modo) if modo else entorno.elegir_modo()
+    return RECETAS[modo]

@@ -1,0 +1,107 @@
+"""Filas de memoria: estimación de tutor_lib.vram frente a la medición exacta en modelos diminutos (CPU).
+
+Estado estático (pesos + gradientes + optimizador tras un paso real de AdamW)
+en fp32, bf16 puro y LoRA; activaciones (estimación) frente a lo que autograd
+guarda en un forward (``medir_activaciones``).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+
+def _configs():
+    from transformers import BertConfig, LlamaConfig
+
+    llama = LlamaConfig(
+        vocab_size=512, hidden_size=64, intermediate_size=176, num_hidden_layers=2, num_attention_heads=4,
+        num_key_value_heads=2, max_position_embeddings=256, tie_word_embeddings=False,
+        architectures=["LlamaForCausalLM"], attn_implementation="sdpa",
+    )
+    bert = BertConfig(
+        vocab_size=512, hidden_size=64, intermediate_size=256, num_hidden_layers=2, num_attention_heads=4,
+        max_position_embeddings=256, num_labels=2, architectures=["BertForSequenceClassification"],
+        attn_implementation="sdpa",
+    )
+    return llama, bert
+
+
+def _modelo(config, dtype):
+    import torch
+    from transformers import BertForSequenceClassification, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    clase = LlamaForCausalLM if config.model_type == "llama" else BertForSequenceClassification
+    return clase(config).to(dtype).train()
+
+
+def _entradas(config, lote=2, secuencia=128):
+    import torch
+
+    ids = torch.randint(0, config.vocab_size, (lote, secuencia), generator=torch.Generator().manual_seed(1))
+    if config.model_type == "llama":
+        return {"input_ids": ids, "labels": ids}
+    return {"input_ids": ids, "attention_mask": torch.ones_like(ids), "labels": torch.zeros(lote, dtype=torch.long)}
+
+
+def _error(estimado: float, medido: float) -> str:
+    return f"{100 * (estimado - medido) / medido:+.1f} %"
+
+
+def medir() -> list[tuple[str, str, str]]:
+    import torch
+    from peft import LoraConfig, get_peft_model
+
+    from tutor_lib import vram
+
+    warnings.filterwarnings("ignore")
+    llama, bert = _configs()
+    filas: list[tuple[str, str, str]] = []
+
+    casos = [
+        ("Llama diminuto, completo fp32", llama, torch.float32, "completo", "fp32", None),
+        ("Llama diminuto, completo bf16 puro", llama, torch.bfloat16, "completo", "bf16", None),
+        ("BERT diminuto, completo fp32", bert, torch.float32, "completo", "fp32", None),
+        ("Llama diminuto, LoRA bf16 q_proj,v_proj", llama, torch.bfloat16, "lora", "bf16", ["q_proj", "v_proj"]),
+        ("BERT diminuto, LoRA fp32 query,value", bert, torch.float32, "lora", "fp32", ["query", "value"]),
+    ]
+    for nombre, config, dtype, metodo, precision, modulos in casos:
+        modelo = _modelo(config, dtype)
+        if modulos:
+            modelo = get_peft_model(modelo, LoraConfig(r=8, target_modules=modulos))
+        optimizador = torch.optim.AdamW([p for p in modelo.parameters() if p.requires_grad], lr=1e-3)
+        modelo(**_entradas(config)).loss.backward()
+        optimizador.step()
+        medido = vram.medir_estado(modelo, optimizador)["total"]
+        estimado = vram.estimar_memoria(config, metodo, precision, r=8 if modulos else None, modulos=modulos).estatica_bytes
+        filas.append((
+            f"estado estático: {nombre}",
+            f"{estimado:,} B estimados / {medido:,} B medidos".replace(",", "."),
+            f"error {_error(estimado, medido)} (AdamW, tras un paso real)",
+        ))
+
+    for nombre, config, dtype, b, familia, etiquetas in (
+        ("Llama diminuto fp32 (sdpa)", llama, torch.float32, 4, "llama", None),
+        ("Llama diminuto bf16 (sdpa)", llama, torch.bfloat16, 2, "llama", None),
+        ("BERT diminuto fp32 (dropout 0,1; en CPU sdpa cae al camino «math»)", bert, torch.float32, 4, "bert", 2),
+    ):
+        medido = vram.medir_activaciones(_modelo(config, dtype), _entradas(config))
+        estimado = vram.estimar_activaciones(
+            2, 128, config.hidden_size, config.num_hidden_layers, config.num_attention_heads, config.vocab_size,
+            config.intermediate_size, b, cabezas_kv=getattr(config, "num_key_value_heads", None), familia=familia,
+            etiquetas=etiquetas, dispositivo="cpu", dropout=getattr(config, "hidden_dropout_prob", 0.0),
+        ).total_bytes
+        filas.append((
+            f"activaciones: {nombre}",
+            f"{estimado:,} B estimados / {medido:,} B medidos".replace(",", "."),
+            f"error {_error(estimado, medido)}; lote 2 × secuencia 128 (en bf16 la estimación suma la copia fp32 "
+            "transitoria de los logits)",
+        ))
+
+    siete = vram.estimar_memoria(7e9, "completo", "mixta")
+    filas.append((
+        "regla de 16 B por parámetro: 7e9, completo, mixta, AdamW",
+        vram.formatear_bytes(siete.estatica_bytes),
+        "estado estático; «LLaMA-7B necesita ~60 GB» es falso",
+    ))
+    return filas

@@ -1,0 +1,93 @@
+"""``tutor vram``: memoria de GPU de un fine-tuning, por componente, en GiB y GB.
+
+Ejemplos::
+
+    tutor vram --parametros 7e9 --metodo completo --precision mixta
+    tutor vram --config config.json --metodo qlora --precision bf16 --r 16 --modulos all-linear \\
+        --lote 4 --secuencia 512 --gpu T4 --json
+    tutor vram --modelo meta-llama/Llama-2-7b-hf --metodo lora --precision bf16   # necesita el Hub
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from tutor_lib import vram
+from tutor_lib.comandos import Resultado
+
+NOMBRE = "vram"
+AYUDA = "Estima la memoria de GPU de un fine-tuning (pesos, gradientes, optimizador, activaciones)."
+
+_SUFIJOS = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "g": 10**9, "t": 10**12}
+
+
+def leer_parametros(texto: str) -> int:
+    """Convierte ``'7e9'``, ``'66955010'``, ``'6.7B'`` o ``'66M'`` en un número entero de parámetros."""
+    limpio = texto.strip().replace("_", "")
+    coincide = re.fullmatch(r"([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([kKmMbBgGtT]?)", limpio)
+    if not coincide:
+        raise ValueError(f"--parametros no es un número: {texto!r}. Ejemplos válidos: 7e9, 66955010, 6.7B, 66M.")
+    valor = float(coincide.group(1)) * _SUFIJOS[coincide.group(2).lower()]
+    if not math.isfinite(valor) or valor != math.floor(valor) or valor < 1 or valor > vram.PARAMETROS_MAXIMOS:
+        raise ValueError(f"--parametros debe ser un número entero entre 1 y 1e13; recibí {texto!r}.")
+    return int(valor)
+
+
+def configurar(parser) -> None:
+    origen = parser.add_mutually_exclusive_group(required=True)
+    origen.add_argument("--parametros", help="número de parámetros: 7e9, 66955010, 6.7B, 66M")
+    origen.add_argument("--config", help="ruta a un config.json (o a la carpeta de un modelo): cuentas exactas")
+    origen.add_argument("--modelo", help="nombre del modelo en el Hub (solo su config, sin pesos; necesita red)")
+    parser.add_argument("--metodo", choices=vram.METODOS, default="completo", help="completo, lora o qlora")
+    parser.add_argument("--precision", choices=vram.PRECISIONES, default="mixta", help="fp32, mixta o bf16")
+    parser.add_argument("--optimizador", choices=vram.OPTIMIZADORES, default="adamw")
+    parser.add_argument("--r", type=int, default=None, help="rango de LoRA (por defecto 16 con lora/qlora)")
+    parser.add_argument("--modulos", default=None, help="capas con LoRA: q_proj,v_proj o all-linear (por defecto)")
+    parser.add_argument("--lote", type=int, default=None, help="ejemplos por paso y dispositivo")
+    parser.add_argument("--secuencia", type=int, default=None, help="tokens por ejemplo")
+    parser.add_argument("--gpu", default=None, help="GPU del catálogo: " + ", ".join(vram.GPUS))
+    parser.add_argument("--checkpointing", action="store_true", help="gradient checkpointing")
+    parser.add_argument(
+        "--sin-doble-cuantizacion", action="store_true", help="QLoRA sin doble cuantización de las constantes"
+    )
+    parser.add_argument("--contabilidad", choices=vram.CONTABILIDADES, default="amp",
+                        help="reparto de la precisión mixta: amp (PyTorch) o zero (artículo de ZeRO)")
+    parser.add_argument("--atencion", choices=vram.ATENCIONES, default="sdpa",
+                        help="sdpa (por defecto en transformers 5) o eager (guarda secuencia²)")
+    parser.add_argument("--preparar-kbit", action="store_true",
+                        help="QLoRA tras peft.prepare_model_for_kbit_training (lo no cuantizado en fp32)")
+
+
+def ejecutar(args) -> Resultado:
+    if args.parametros is not None:
+        parametros = leer_parametros(args.parametros)
+    elif args.config is not None:
+        parametros = args.config
+    else:
+        parametros = args.modelo
+    if args.lote is not None and args.secuencia is None:
+        raise ValueError("--lote necesita también --secuencia (p. ej. --lote 8 --secuencia 512).")
+    modulos = args.modulos
+    estimacion = vram.estimar_memoria(
+        parametros=parametros,
+        metodo=args.metodo,
+        precision=args.precision,
+        optimizador=args.optimizador,
+        r=args.r,
+        modulos=modulos,
+        lote=args.lote,
+        secuencia=args.secuencia,
+        checkpointing=args.checkpointing,
+        doble_cuantizacion=not args.sin_doble_cuantizacion,
+        gpu=args.gpu,
+        contabilidad=args.contabilidad,
+        atencion=args.atencion,
+        preparar_kbit=args.preparar_kbit,
+    )
+    datos = estimacion.a_dict()
+    datos["total_gib"] = round(estimacion.total_bytes / vram.GIB, 3)
+    datos["total_gb"] = round(estimacion.total_bytes / vram.GB, 3)
+    if datos.get("gpu") is None:
+        datos.pop("gpu", None)
+    return Resultado(datos=datos, texto=vram.tabla(estimacion))
