@@ -42,7 +42,10 @@ def ejecutar_cuaderno(ruta: str | os.PathLike, timeout_celda: int = 600, entorno
     ruta = Path(ruta)
     nb = nbformat.read(ruta, as_version=4)
     env_anterior = dict(os.environ)
-    os.environ.update({"TUTOR_MODO": "rapido", **(entorno_extra or {})})
+    # el kernel dibuja como en JupyterLab (inline), no con el Agg que usan las pruebas
+    os.environ.update(
+        {"TUTOR_MODO": "rapido", "MPLBACKEND": "module://matplotlib_inline.backend_inline", **(entorno_extra or {})}
+    )
     cliente = NotebookClient(
         nb,
         timeout=timeout_celda,

@@ -793,3 +793,14 @@ def test_cli_texto_y_errores():
     p = _tutor("--metodo", "completo", "--parametros", "66e6", "--ejemplos", "3668", "--lr", "-1", "--lote", "16",
                "--epocas", "3")
     assert p.returncode == 2 and "Traceback" not in p.stderr and ESPANOL.search(p.stderr), p.stderr
+
+
+def test_warmup_de_diez_por_ciento_no_avisa_por_el_redondeo():
+    """345 pasos con warmup_steps=0.1 → 35 pasos (10,14 %) por el techo del Trainer: lo pedido es 10 %."""
+    from tutor_lib.configurador import revisar_configuracion
+
+    revision = revisar_configuracion(
+        metodo="completo", parametros=110_000_000, ejemplos=5506, lr=2e-5, lote=16, epocas=1, warmup=0.1
+    )
+    assert revision.pasos_totales == 345 and revision.pasos_warmup == 35
+    assert revision.nivel_de("warmup_steps") == "ok"

@@ -850,6 +850,9 @@ def _regla_warmup(c: Configuracion, total: int, pasos_warmup: int) -> Hallazgo:
             fuente,
         )
     fraccion = pasos_warmup / total
+    # Con una fracción pedida (warmup_steps=0.1) se juzga lo pedido: el redondeo hacia arriba del Trainer
+    # puede dar 10,1 % y eso no es «demasiado warmup».
+    pedida = c.warmup if isinstance(c.warmup, float) and 0 < c.warmup < 1 else fraccion
     if pasos_warmup == 0:
         if c.ejemplos < POCOS_EJEMPLOS:
             return Hallazgo(
@@ -865,14 +868,14 @@ def _regla_warmup(c: Configuracion, total: int, pasos_warmup: int) -> Hallazgo:
             f"una fracción: {math.ceil(0.06 * total)} de tus {total} pasos).",
             fuente,
         )
-    if fraccion < WARMUP_MINIMO:
+    if pedida < WARMUP_MINIMO:
         return Hallazgo(
             "aviso", "warmup_steps",
             f"{pasos_warmup} pasos de warmup son el {_pct(fraccion, 1)} de {total}: casi no hay rampa. Lo habitual es "
             f"del 3 % al 10 %: warmup_steps=0.06 ({math.ceil(0.06 * total)} pasos).",
             fuente,
         )
-    if fraccion > WARMUP_MAXIMO:
+    if pedida > WARMUP_MAXIMO:
         return Hallazgo(
             "aviso", "warmup_steps",
             f"{pasos_warmup} pasos de warmup son el {_pct(fraccion)} de {total}: pasas demasiado tiempo con la tasa "

@@ -190,6 +190,11 @@ def fijar_semilla(semilla: int = 42) -> int:
 
 def preparar(semilla: int = 42, mostrar: bool = True) -> Entorno:
     """Primera celda de cada lección: detecta el entorno, elige el modo y fija semillas."""
+    import logging
+
+    # bitsandbytes avisa en cada import que en CPU no encontró el paquete opcional «kernels»
+    # (kernels más rápidos para 4 bits). No afecta a las lecciones: se silencia ese aviso.
+    logging.getLogger("bitsandbytes").setLevel(logging.ERROR)
     gpu = info_gpu()
     hub = hub_accesible()
     entorno = Entorno(
