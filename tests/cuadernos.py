@@ -34,12 +34,25 @@ def _celda_con_error(nb) -> tuple[int, dict] | None:
     return None
 
 
+_YA_EJECUTADOS: dict[tuple, tuple] = {}
+
+
 def ejecutar_cuaderno(ruta: str | os.PathLike, timeout_celda: int = 600, entorno_extra: dict | None = None):
     """Ejecuta el notebook en su carpeta y devuelve ``(notebook_ejecutado, segundos)``.
 
-    Lanza :class:`CuadernoFallido` con un mensaje en español si algo falla.
+    Lanza :class:`CuadernoFallido` con un mensaje en español si algo falla. Dentro
+    de una misma sesión de pytest cada notebook se ejecuta una sola vez: la prueba
+    general de lecciones y las pruebas específicas de cada lección comparten el
+    resultado (una ejecución fallida no se guarda y se reintenta).
     """
-    ruta = Path(ruta)
+    ruta = Path(ruta).resolve()
+    clave = (ruta, timeout_celda, tuple(sorted((entorno_extra or {}).items())))
+    if clave not in _YA_EJECUTADOS:
+        _YA_EJECUTADOS[clave] = _ejecutar(ruta, timeout_celda, entorno_extra)
+    return _YA_EJECUTADOS[clave]
+
+
+def _ejecutar(ruta: Path, timeout_celda: int, entorno_extra: dict | None):
     nb = nbformat.read(ruta, as_version=4)
     env_anterior = dict(os.environ)
     # el kernel dibuja como en JupyterLab (inline), no con el Agg que usan las pruebas
