@@ -512,8 +512,13 @@ def cargar_metrica(nombre: str, modo: str | None = None):
         except Exception as exc:  # el Hub respondió pero la descarga falló
             print(f"No pude cargar la métrica {nombre!r} con evaluate ({type(exc).__name__}); uso la versión local.")
             return MetricaLocal(nombre)
-    print(f"Métrica {nombre!r}: uso la implementación local de tutor_lib (evaluate.load necesita el Hub).")
+    if not _AVISO_METRICAS_LOCALES:
+        print("Métricas: uso las implementaciones locales de tutor_lib (evaluate.load necesita el Hub).")
+        _AVISO_METRICAS_LOCALES.append(True)
     return MetricaLocal(nombre)
+
+
+_AVISO_METRICAS_LOCALES: list[bool] = []
 
 
 # --------------------------------------------------------------------------
