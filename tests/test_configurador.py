@@ -665,7 +665,9 @@ def test_widget_expone_controles_y_salidas(widget):
     assert esperados <= set(widget.controles)
     for control in widget.controles.values():
         assert control.description  # etiqueta estable en español
-    assert isinstance(widget.controles["lr"], widgets.FloatLogSlider)
+    # valores exactos: un deslizador logarítmico redondearía 2e-5 a 1.995e-5 en el navegador
+    assert isinstance(widget.controles["lr"], widgets.SelectionSlider)
+    assert widget.controles["lr"].value == 2e-5 and widget.revision.configuracion.lr == 2e-5
     assert isinstance(widget.salida_hallazgos, widgets.HTML)
     assert "<svg" in widget.grafica.value and "Paso de optimización" in widget.grafica.value
     assert _cifra(widget.salida_resumen.value, "pasos_totales") == "690"

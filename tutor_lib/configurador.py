@@ -1890,9 +1890,9 @@ def widget_configurador(
         "ejemplos": widgets.SelectionSlider(
             options=_opciones_con(_OPCIONES_EJEMPLOS, _entero("ejemplos", ejemplos, 1, 10**12)), value=int(ejemplos),
             description="Ejemplos de entrenamiento", **deslizador),
-        "lr": widgets.FloatLogSlider(
-            value=_real("lr", lr, 0.0, 1.0, minimo_incluido=False), base=10, min=-6, max=-2, step=0.05,
-            readout_format=".1e", description="Tasa de aprendizaje", **deslizador),
+        "lr": widgets.SelectionSlider(
+            options=_warmup.opciones_lr(_real("lr", lr, 0.0, 1.0, minimo_incluido=False)),
+            value=float(lr), description="Tasa de aprendizaje", **deslizador),
         "lote": widgets.SelectionSlider(options=_opciones_con(_OPCIONES_LOTE, _entero("lote", lote, 1, 65536)),
                                         value=int(lote), description="Lote por dispositivo", **deslizador),
         "acumulacion": widgets.SelectionSlider(

@@ -228,7 +228,9 @@ def cargar_dataset(nombre: str, modo: str | None = None, muestras: int | None = 
     """Carga un dataset como ``DatasetDict`` con divisiones train/validation/test.
 
     Se usa en casi todas las lecciones (lessons/02_datos explica el resultado).
-    ``muestras`` recorta cada división a sus primeras N filas (útil en modo rápido).
+    ``muestras`` recorta cada división a N filas tomadas al azar con semilla fija
+    (útil en modo rápido; al azar porque algunos datasets del Hub vienen ordenados
+    por etiqueta y las primeras N filas serían de una sola clase).
     """
     from datasets import load_dataset
 
@@ -248,7 +250,7 @@ def cargar_dataset(nombre: str, modo: str | None = None, muestras: int | None = 
         ds = ds.select_columns(["sentence1", "sentence2", "label"])
     if muestras is not None:
         for division in list(ds):
-            ds[division] = ds[division].select(range(min(muestras, len(ds[division]))))
+            ds[division] = ds[division].shuffle(seed=0).select(range(min(muestras, len(ds[division]))))
     return ds
 
 

@@ -508,6 +508,21 @@ def resumen_warmup(lr: float, pasos_totales: int, warmup: int | float, tipo: str
     )
 
 
+#: Tasas de aprendizaje que ofrecen los widgets, como valores exactos. Un deslizador logarítmico
+#: (``FloatLogSlider``) redondea el exponente a su paso: 2e-5 se volvía 10**-4.7 = 1.995e-5 en el
+#: navegador sin que la lectura lo mostrara. Con una lista, lo que ves es lo que se calcula.
+OPCIONES_LR = (1e-6, 2e-6, 5e-6, 1e-5, 2e-5, 3e-5, 5e-5, 1e-4, 2e-4, 3e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2)
+
+
+def opciones_lr(lr: float) -> list[tuple[str, float]]:
+    """Opciones ``(etiqueta, valor)`` para un ``SelectionSlider`` de tasa de aprendizaje, incluido ``lr``.
+
+    Se usa en los widgets de lessons/04_warmup_y_regularizacion.
+    """
+    valores = sorted(set(OPCIONES_LR) | {_validar_lr(lr)})
+    return [(f"{v:.1e}".replace("e-0", "e-"), v) for v in valores]
+
+
 def widget_warmup(
     lr: float = 2e-5,
     ejemplos: int = 1000,
@@ -533,9 +548,9 @@ def widget_warmup(
     estilo = {"description_width": "150px"}
     ancho = widgets.Layout(width="480px")
     controles = {
-        "lr": widgets.FloatLogSlider(
-            value=_validar_lr(lr), base=10, min=-6, max=-2, step=0.1, description="Tasa de aprendizaje",
-            readout_format=".1e", style=estilo, layout=ancho,
+        "lr": widgets.SelectionSlider(
+            options=opciones_lr(lr), value=_validar_lr(lr), description="Tasa de aprendizaje",
+            style=estilo, layout=ancho,
         ),
         "ejemplos": widgets.BoundedIntText(
             value=_entero("ejemplos", ejemplos, 1, 1_000_000), min=1, max=1_000_000, description="Ejemplos",

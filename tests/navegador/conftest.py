@@ -1,0 +1,286 @@
+"""Pruebas en un navegador real: JupyterLab servido por ``tutor curso`` y manejado con Chromium.
+
+Cómo funciona (todo en loopback, sin red):
+
+* ``servidor_jupyter`` (sesión) copia las lecciones que se prueban y unos
+  notebooks mínimos a una carpeta temporal y arranca JupyterLab con el mismo
+  mecanismo que usa el curso (``python -m tutor_lib curso --sin-navegador``),
+  con ``--carpeta`` apuntando a esa copia: el autoguardado de JupyterLab nunca
+  escribe en el repositorio. Puerto libre y token aleatorio; al final apaga los
+  kernels por la API y termina el grupo de procesos del servidor.
+* El servidor hereda el entorno que fija ``tests/conftest.py`` (modo rápido,
+  Hub desconectado, ``tests/red`` en PYTHONPATH): sus kernels quedan sin red y
+  en modo rápido; ``test_kernel_del_servidor`` lo comprueba desde dentro del kernel.
+* ``navegador`` (sesión) lanza el Chromium de Debian (``/usr/bin/chromium``),
+  sin descargar navegadores de playwright, con un perfil nuevo.
+* ``pagina`` (por prueba) abre una pestaña y, al terminar, guarda una captura en
+  ``tests/navegador/capturas/<prueba>.png`` (y ``<prueba>-FALLO.png`` si falló).
+
+Si falta Chromium la prueba FALLA con un mensaje en español; solo se omite si
+defines ``TUTOR_SIN_NAVEGADOR=1`` (para quien corre la batería en su laptop sin
+Chromium). La CI nunca define esa variable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+RAIZ = Path(__file__).resolve().parents[2]
+CAPTURAS = Path(__file__).resolve().parent / "capturas"
+CHROMIUM = os.environ.get("TUTOR_CHROMIUM", "/usr/bin/chromium")
+ARGUMENTOS_CHROMIUM = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+]
+#: Lecciones que se copian a la carpeta temporal del servidor.
+LECCIONES = ("00_bienvenida.ipynb", "04_warmup_y_regularizacion.ipynb")
+#: Segundos máximos para que arranque JupyterLab (CPU de 2 núcleos compartida).
+ESPERA_SERVIDOR = 180
+
+
+def pytest_collection_modifyitems(config, items):
+    carpeta = Path(__file__).resolve().parent
+    for item in items:
+        if carpeta in Path(str(item.fspath)).resolve().parents:
+            item.add_marker(pytest.mark.navegador)
+
+
+# ---------------------------------------------------------------------------
+# Chromium
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def ruta_chromium() -> str:
+    if Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK):
+        return CHROMIUM
+    mensaje = (
+        f"No encuentro Chromium en {CHROMIUM}: las pruebas del navegador lo necesitan. "
+        "Instálalo con `sudo apt-get install -y chromium fonts-dejavu-core` (Debian/Ubuntu) "
+        "o indica otra ruta con TUTOR_CHROMIUM=/ruta/al/chromium. "
+        "Si solo quieres omitir estas pruebas en tu computadora, define TUTOR_SIN_NAVEGADOR=1."
+    )
+    if os.environ.get("TUTOR_SIN_NAVEGADOR") == "1":
+        pytest.skip(mensaje)
+    pytest.fail(mensaje, pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def navegador(ruta_chromium, tmp_path_factory):
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail(
+            "Falta el paquete playwright: instálalo con `pip install -e '.[navegador]'` "
+            "(no hace falta `playwright install`: se usa el Chromium del sistema).",
+            pytrace=False,
+        )
+    perfil = tmp_path_factory.mktemp("perfil_chromium")
+    with sync_playwright() as p:
+        contexto = p.chromium.launch_persistent_context(
+            str(perfil),
+            executable_path=ruta_chromium,
+            args=ARGUMENTOS_CHROMIUM,
+            headless=True,
+            viewport={"width": 1400, "height": 1000},
+            locale="es-ES",
+        )
+        contexto.set_default_timeout(60_000)
+        try:
+            yield contexto
+        finally:
+            contexto.close()
+
+
+# ---------------------------------------------------------------------------
+# JupyterLab
+# ---------------------------------------------------------------------------
+
+
+def _puerto_libre() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _cuaderno(celdas: list[str]) -> dict:
+    return {
+        "cells": [
+            {"cell_type": "code", "execution_count": None, "id": f"celda{i}", "metadata": {}, "outputs": [],
+             "source": fuente}
+            for i, fuente in enumerate(celdas)
+        ],
+        "metadata": {
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+#: Primera celda de los notebooks mínimos: informa del kernel en una línea JSON.
+CELDA_ENTORNO = """\
+import json, os, sys
+print("ENTORNO_KERNEL=" + json.dumps({
+    "python": sys.executable,
+    "modo": os.environ.get("TUTOR_MODO"),
+    "hf_offline": os.environ.get("HF_HUB_OFFLINE"),
+    "bloquear_red": os.environ.get("TUTOR_BLOQUEAR_RED"),
+    "sitecustomize": getattr(sys.modules.get("sitecustomize"), "__file__", None),
+}))"""
+
+CUADERNOS_MINIMOS = {
+    "warmup_minimo.ipynb": [
+        CELDA_ENTORNO,
+        "from tutor_lib import warmup\n"
+        "warmup.widget_warmup(lr=2e-5, ejemplos=1000, lote=16, epocas=3, warmup=0.06)",
+    ],
+    "configurador_minimo.ipynb": [
+        CELDA_ENTORNO,
+        "from tutor_lib import configurador\nconfigurador.widget_configurador()",
+    ],
+}
+
+
+class ServidorJupyter:
+    def __init__(self, url: str, token: str, carpeta: Path, proceso: subprocess.Popen, entorno: dict):
+        self.url, self.token, self.carpeta, self.proceso, self.entorno = url, token, carpeta, proceso, entorno
+
+    def api(self, ruta: str, metodo: str = "GET"):
+        peticion = urllib.request.Request(
+            f"{self.url}{ruta}", method=metodo, headers={"Authorization": f"token {self.token}"}
+        )
+        with urllib.request.urlopen(peticion, timeout=30) as r:
+            cuerpo = r.read()
+        return json.loads(cuerpo) if cuerpo else None
+
+    def url_de(self, cuaderno: str) -> str:
+        return f"{self.url}/lab/tree/{cuaderno}?token={self.token}&reset"
+
+
+def _config_sin_llamadas_externas(base: Path) -> dict:
+    """Carpetas de Jupyter propias (nada en $HOME) y JupyterLab sin noticias ni comprobación de versiones."""
+    config = base / "config"
+    ajustes = base / "ajustes_lab"
+    (ajustes / "@jupyterlab" / "apputils-extension").mkdir(parents=True)
+    (ajustes / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False})
+    )
+    config.mkdir()
+    (config / "jupyter_server_config.py").write_text(
+        "c.LabApp.news_url = None\n"
+        "c.LabApp.check_for_updates_class = 'jupyterlab.NeverCheckForUpdate'\n"
+        "c.LabApp.extension_manager = 'readonly'\n"
+    )
+    return {
+        "JUPYTER_CONFIG_DIR": str(config),
+        "JUPYTER_RUNTIME_DIR": str(base / "runtime"),
+        "JUPYTERLAB_SETTINGS_DIR": str(ajustes),
+        "JUPYTERLAB_WORKSPACES_DIR": str(base / "espacios"),
+        "IPYTHONDIR": str(base / "ipython"),
+    }
+
+
+@pytest.fixture(scope="session")
+def servidor_jupyter(tmp_path_factory):
+    base = tmp_path_factory.mktemp("jupyter_navegador")
+    carpeta = base / "curso"
+    (carpeta / "lessons").mkdir(parents=True)
+    for leccion in LECCIONES:
+        shutil.copy2(RAIZ / "lessons" / leccion, carpeta / "lessons" / leccion)
+    for nombre, celdas in CUADERNOS_MINIMOS.items():
+        (carpeta / nombre).write_text(json.dumps(_cuaderno(celdas), ensure_ascii=False), encoding="utf-8")
+
+    puerto, token = _puerto_libre(), secrets.token_hex(16)
+    entorno = {
+        **os.environ,  # ya trae TUTOR_MODO=rapido, HF_HUB_OFFLINE=1 y tests/red en PYTHONPATH (tests/conftest.py)
+        **_config_sin_llamadas_externas(base),
+        # el kernel dibuja como en JupyterLab (inline), no con el Agg de las pruebas
+        "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+    }
+    registro = (base / "jupyterlab.log").open("wb")
+    proceso = subprocess.Popen(
+        [sys.executable, "-m", "tutor_lib", "curso", "--sin-navegador", "--puerto", str(puerto),
+         "--token", token, "--carpeta", str(carpeta)],
+        cwd=RAIZ, env=entorno, stdout=registro, stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    servidor = ServidorJupyter(f"http://127.0.0.1:{puerto}", token, carpeta, proceso, entorno)
+    limite = time.monotonic() + ESPERA_SERVIDOR
+    try:
+        while True:
+            if proceso.poll() is not None:
+                pytest.fail("JupyterLab terminó al arrancar:\n" + (base / "jupyterlab.log").read_text()[-3000:])
+            try:
+                servidor.api("/api/status")
+                break
+            except OSError:
+                if time.monotonic() > limite:
+                    pytest.fail(f"JupyterLab no respondió en {ESPERA_SERVIDOR} s:\n"
+                                + (base / "jupyterlab.log").read_text()[-3000:])
+                time.sleep(0.5)
+        yield servidor
+    finally:
+        try:  # apaga los kernels (jupyter_client los lanza en su propia sesión de procesos)
+            for kernel in servidor.api("/api/kernels") or []:
+                servidor.api(f"/api/kernels/{kernel['id']}", metodo="DELETE")
+        except Exception:
+            pass
+        try:
+            os.killpg(proceso.pid, signal.SIGTERM)
+            proceso.wait(timeout=20)
+        except ProcessLookupError:
+            pass
+        except subprocess.TimeoutExpired:
+            os.killpg(proceso.pid, signal.SIGKILL)
+            proceso.wait(timeout=10)
+        registro.close()
+
+
+# ---------------------------------------------------------------------------
+# Una pestaña por prueba, con captura al final
+# ---------------------------------------------------------------------------
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    resultado = yield
+    informe = resultado.get_result()
+    setattr(item, f"informe_{informe.when}", informe)
+
+
+@pytest.fixture
+def pagina(navegador, request):
+    pagina = navegador.new_page()
+    yield pagina
+    CAPTURAS.mkdir(exist_ok=True)
+    nombre = re.sub(r"[^A-Za-z0-9_.-]", "_", request.node.name)
+    informe = getattr(request.node, "informe_call", None)
+    fallo = informe is None or informe.failed
+    try:  # que la captura muestre el estado final, no un redibujo a medias
+        pagina.locator(".jp-StatusBar-Widget", has_text=re.compile(r"\|\s*Idle")).first.wait_for(timeout=30_000)
+        pagina.wait_for_timeout(500)
+    except Exception:
+        pass
+    try:
+        pagina.screenshot(path=str(CAPTURAS / f"{nombre}{'-FALLO' if fallo else ''}.png"), full_page=False)
+    finally:
+        pagina.close()
