@@ -26,7 +26,7 @@ def medir() -> list[tuple[str, str, str]]:
         (
             "ajuste rápido en resenas (CPU)",
             f"{ajuste.segundos:.0f} s, exactitud {ajuste.exactitud_validacion:.1%}",
-            f"all-MiniLM-L6-v2, {ajuste.pasos} pasos, {ajuste.ejemplos_entrenamiento} ejemplos; "
-            f"antes de entrenar {ajuste.exactitud_antes:.1%}",
+            f"all-MiniLM-L6-v2, {ajuste.pasos} pasos, {ajuste.ejemplos_entrenamiento} ejemplos; validación "
+            f"antes {ajuste.exactitud_antes:.1%}; entrenamiento después {ajuste.exactitud_entrenamiento:.1%}",
         ),
     ]
