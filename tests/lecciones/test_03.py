@@ -1,0 +1,253 @@
+"""Pruebas de lessons/03_trainer.ipynb.
+
+Las primeras son rápidas: comprueban los hechos que la lección enseña (cuentas de
+pasos, valores por defecto y nombres eliminados de transformers 5, la función
+``compute_metrics`` del propio notebook) y repiten su recorrido completo con un
+BERT diminuto (Trainer con evaluación por época, checkpoints, guardado, recarga y
+``pipeline`` con etiquetas legibles). La última ejecuta el notebook una vez en modo
+rápido y busca las cifras clave en sus salidas; por eso este notebook puede quedar
+fuera del recorrido general de tests/test_lecciones.py.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from tutor_lib import recursos, warmup
+
+RAIZ = Path(__file__).resolve().parents[2]
+LECCION = RAIZ / "lessons" / "03_trainer.ipynb"
+ETIQUETAS = {0: "NEGATIVA", 1: "POSITIVA"}
+
+
+# --------------------------------------------------------------------------
+# Cuentas de pasos (sección 5 y autoevaluación)
+# --------------------------------------------------------------------------
+
+
+def test_pasos_como_el_trainer():
+    assert warmup.pasos_por_epoca(1000, 16) == 63
+    assert warmup.pasos_totales(1000, 16, 3) == 189
+    assert warmup.pasos_totales(1000, 16, 3, acumulacion=2) == 96
+
+
+def test_respuestas_1_y_3_de_la_autoevaluacion(tmp_path):
+    from transformers import TrainingArguments
+
+    assert warmup.pasos_totales(2000, 8, 3, acumulacion=4) == 189
+    total = warmup.pasos_totales(300, 16, 3)
+    assert total == 57
+    assert total < TrainingArguments(output_dir=str(tmp_path)).logging_steps
+
+
+def test_receta_rapida_da_pasos_enteros_y_pocos():
+    receta = recursos.receta_clasificacion("rapido")
+    assert receta.muestras_entrenamiento is not None and receta.muestras_evaluacion is not None
+    total = warmup.pasos_totales(receta.muestras_entrenamiento, receta.lote, receta.epocas)
+    assert 1 <= total <= 200, f"la receta rápida da {total} pasos: demasiados para una CPU"
+
+
+# --------------------------------------------------------------------------
+# TrainingArguments en transformers 5 (secciones 2 y 3)
+# --------------------------------------------------------------------------
+
+
+def test_valores_por_defecto_que_comenta_la_leccion(tmp_path):
+    from transformers import TrainingArguments
+
+    args = TrainingArguments(output_dir=str(tmp_path))
+    assert args.logging_steps == 500
+    assert args.report_to == []  # "none"
+    assert getattr(args.eval_strategy, "value", args.eval_strategy) == "no"
+    assert args.max_grad_norm == 1.0
+    assert args.warmup_steps == 0
+
+
+@pytest.mark.parametrize(
+    "viejo, valor",
+    [("evaluation_strategy", "epoch"), ("warmup_ratio", 0.1), ("no_cuda", True), ("group_by_length", True),
+     ("logging_dir", "registros")],
+)
+def test_argumentos_eliminados_dan_type_error(tmp_path, viejo, valor):
+    from transformers import TrainingArguments
+
+    with pytest.raises(TypeError):
+        TrainingArguments(output_dir=str(tmp_path), **{viejo: valor})
+
+
+def test_trainer_ya_no_acepta_tokenizer():
+    from transformers import Trainer
+
+    with pytest.raises(TypeError):
+        Trainer(tokenizer=None)
+
+
+# --------------------------------------------------------------------------
+# compute_metrics: la función del propio notebook (sección 6)
+# --------------------------------------------------------------------------
+
+
+def _compute_metrics_del_notebook():
+    nb = nbformat.read(LECCION, as_version=4)
+    codigo = next(c.source for c in nb.cells if c.cell_type == "code" and "def compute_metrics" in c.source)
+    espacio = {"recursos": recursos, "np": np}
+    exec(codigo.split("# Compruébalo a mano")[0], espacio)
+    return espacio["compute_metrics"]
+
+
+def test_compute_metrics_coincide_con_la_cuenta_a_mano(capsys):
+    compute_metrics = _compute_metrics_del_notebook()
+    logits = np.array([[2.0, -1.0], [-0.5, 1.5], [0.3, 0.1], [1.0, 0.2]])
+    metricas = compute_metrics((logits, np.array([0, 1, 0, 1])))
+    assert metricas["accuracy"] == 0.75
+    assert math.isclose(metricas["f1"], 2 / 3)
+    # casos límite: todo bien, todo mal
+    perfecto = compute_metrics((np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([0, 1])))
+    assert perfecto == {"accuracy": 1.0, "f1": 1.0}
+    fatal = compute_metrics((np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([0, 1])))
+    assert fatal == {"accuracy": 0.0, "f1": 0.0}
+
+
+# --------------------------------------------------------------------------
+# El recorrido de la lección con un BERT diminuto (secciones 7 a 11)
+# --------------------------------------------------------------------------
+
+
+def test_recorrido_completo_con_un_bert_diminuto(tmp_path):
+    import torch
+    from transformers import (AutoModelForSequenceClassification, AutoTokenizer, BertConfig,
+                              BertForSequenceClassification, DataCollatorWithPadding, Trainer, TrainingArguments,
+                              pipeline)
+
+    tokenizer = AutoTokenizer.from_pretrained(recursos.nombre_modelo("clasificacion", "rapido"))
+    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=32, max_position_embeddings=64, num_labels=2, id2label=ETIQUETAS,
+                        label2id={v: k for k, v in ETIQUETAS.items()})
+    torch.manual_seed(0)
+    modelo = BertForSequenceClassification(config)
+
+    datos = recursos.cargar_dataset("resenas", modo="rapido")
+    entrenamiento = datos["train"].shuffle(seed=0).select(range(40))
+    validacion = datos["validation"].select(range(20))
+
+    def tokenizar(ejemplos):
+        return tokenizer(ejemplos["text"], truncation=True, max_length=32)
+
+    columnas = [c for c in entrenamiento.column_names if c != "label"]
+    entrenamiento = entrenamiento.map(tokenizar, batched=True, remove_columns=columnas)
+    validacion = validacion.map(tokenizar, batched=True, remove_columns=columnas)
+
+    def compute_metrics(p):
+        return {"accuracy": float((np.argmax(p[0], axis=-1) == p[1]).mean())}
+
+    salidas = tmp_path / "salidas"
+    args = TrainingArguments(
+        output_dir=str(salidas), logging_steps=1, report_to="none", disable_tqdm=True, num_train_epochs=2,
+        learning_rate=1e-3, warmup_steps=0.1, per_device_train_batch_size=16, eval_strategy="epoch",
+        eval_on_start=True, save_strategy="epoch", save_total_limit=1, load_best_model_at_end=True,
+        metric_for_best_model="accuracy", use_cpu=True, seed=0,
+    )
+    trainer = Trainer(model=modelo, args=args, train_dataset=entrenamiento, eval_dataset=validacion,
+                      data_collator=DataCollatorWithPadding(tokenizer), processing_class=tokenizer,
+                      compute_metrics=compute_metrics)
+    trainer.train()
+
+    # pasos: los cuenta tutor_lib igual que el Trainer
+    assert trainer.state.max_steps == warmup.pasos_totales(40, 16, 2) == 6
+    # eval_on_start: la primera evaluación es del paso 0; luego una por época
+    evaluaciones = [r for r in trainer.state.log_history if "eval_accuracy" in r]
+    assert [r["step"] for r in evaluaciones] == [0, 3, 6]
+    assert sum("loss" in r for r in trainer.state.log_history) == 6
+
+    # checkpoints: uno por época; con save_total_limit=1 y load_best_model_at_end solo queda el mejor
+    mejor = os.path.basename(trainer.state.best_model_checkpoint)
+    assert mejor in {"checkpoint-3", "checkpoint-6"}
+    assert sorted(os.listdir(salidas)) == [mejor]
+    ultimo = salidas / mejor
+    for archivo in ("model.safetensors", "optimizer.pt", "scheduler.pt", "rng_state.pth", "trainer_state.json"):
+        assert (ultimo / archivo).exists(), archivo
+    cociente = (ultimo / "optimizer.pt").stat().st_size / (ultimo / "model.safetensors").stat().st_size
+    assert 1.9 < cociente < 2.2, f"AdamW guarda dos valores por parámetro: cociente {cociente:.2f}"
+
+    # guardar: pesos, configuración con id2label y tokenizer
+    final = tmp_path / "modelo_final"
+    trainer.save_model(str(final))
+    tokenizer.save_pretrained(str(final))
+    assert (final / "tokenizer.json").exists() and (final / "config.json").exists()
+    assert not (final / "optimizer.pt").exists()
+
+    # recargar: mismos logits
+    recargado = AutoModelForSequenceClassification.from_pretrained(str(final)).eval()
+    entradas = tokenizer(["Me encantó.", "Horrible."], padding=True, return_tensors="pt")
+    trainer.model.eval()
+    with torch.no_grad():
+        assert torch.equal(recargado(**entradas).logits, trainer.model.cpu()(**entradas).logits)
+
+    # pipeline: etiquetas legibles
+    clasificador = pipeline("text-classification", model=str(final), device="cpu")
+    respuestas = clasificador(["Me encantó.", "Horrible."])
+    assert {r["label"] for r in respuestas} <= set(ETIQUETAS.values())
+
+
+# --------------------------------------------------------------------------
+# El notebook entero, una vez
+# --------------------------------------------------------------------------
+
+
+def _porcentaje(patron: str, texto: str) -> float:
+    encontrado = re.search(patron + r"\s*([\d.]+)%", texto)
+    assert encontrado, f"no encontré «{patron}» en las salidas"
+    return float(encontrado.group(1)) / 100
+
+
+@pytest.mark.cuaderno
+@pytest.mark.lento
+def test_leccion_03_corre_y_muestra_las_cifras():
+    from cuadernos import ejecutar_cuaderno, textos_de_salida
+
+    nb, segundos = ejecutar_cuaderno(LECCION)
+    texto = textos_de_salida(nb)
+    print(f"03_trainer.ipynb: {segundos:.1f} s")
+    assert segundos < 300, f"la lección 03 tardó {segundos:.0f} s en modo rápido (límite: 300 s)"
+
+    receta = recursos.receta_clasificacion("rapido")
+    previstos = warmup.pasos_totales(receta.muestras_entrenamiento, receta.lote, receta.epocas)
+    esperados = [
+        "Modo: rapido",
+        "logging_steps                  500",
+        "report_to                      []",
+        "evaluation_strategy  → TypeError.",
+        "warmup_ratio         → TypeError.",
+        "no_cuda              → TypeError.",
+        "group_by_length      → TypeError.",
+        "logging_dir          → TypeError.",
+        "Trainer(tokenizer=)  → TypeError.",
+        "ceil(1000 / 16) = 63 pasos por época",
+        "3 épocas: 63 × 3 = 189 pasos",
+        f"pasos previstos: {previstos}",
+        "{'accuracy': 0.75, 'f1': 0.6666666666666666}",
+        f"pasos del Trainer (trainer.state.max_steps):      {previstos}",
+        "coinciden",
+        "en una T4: cabe",
+        "optimizer.pt",
+        "id2label en config.json: {'0': 'NEGATIVA', '1': 'POSITIVA'}",
+        "Diferencia máxima de logits entre el modelo entrenado y el recargado: 0.0e+00",
+        "Exactitud en prueba:",
+    ]
+    faltan = [e for e in esperados if e not in texto]
+    assert not faltan, f"no encontré en las salidas: {faltan}"
+    assert "LABEL_" not in texto, "el pipeline no usó id2label"
+    assert len(re.findall(r"^(NEGATIVA|POSITIVA) +\(prob\. [01]\.\d\d\)", texto, re.M)) == 5
+
+    antes = _porcentaje("Exactitud en validación antes de entrenar:", texto)
+    despues = _porcentaje(r"Exactitud en validación después \(mejor época\):", texto)
+    assert 0.0 <= antes <= 1.0 and 0.0 <= despues <= 1.0
+    cociente = float(re.search(r"optimizer\.pt / model\.safetensors = ([\d.]+)", texto).group(1))
+    assert 1.9 < cociente < 2.2

@@ -1,0 +1,115 @@
+"""Lección 09 (curvas de entrenamiento): las corridas provocadas dan el diagnóstico que la lección dice.
+
+Las pruebas rápidas extraen del notebook sus funciones (``crear_tarea``, ``RedPequena``,
+``evaluar``, ``entrenar``) sin ejecutarlo, entrenan cada corrida (menos de un segundo cada
+una) y comprueban el formato ``log_history`` y la categoría de ``tutor_lib.curvas``. La
+prueba marcada ``cuaderno`` ejecuta el notebook una vez (compartido con
+tests/test_lecciones.py) y busca en sus salidas los cinco veredictos, la medida del modo
+entrenamiento y el JSON de ``tutor diagnosticar``.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+RAIZ = Path(__file__).resolve().parents[2]
+CUADERNO = RAIZ / "lessons" / "09_curvas_de_entrenamiento.ipynb"
+CATEGORIAS_ESPERADAS = {
+    "sana": "sano", "subajuste": "subajuste", "sobreajuste": "sobreajuste",
+    "inestable": "inestable", "divergencia": "divergencia",
+}
+
+
+def _celdas(tipo: str) -> list[str]:
+    nb = nbformat.read(CUADERNO, as_version=4)
+    return [c.source for c in nb.cells if c.cell_type == tipo]
+
+
+@pytest.fixture(scope="module")
+def leccion() -> dict:
+    """Imports, clases, funciones y asignaciones simples (CORRIDAS, PASOS) de las celdas."""
+    import torch
+
+    torch.set_num_threads(1)
+    espacio = {"__name__": "leccion_09", "PASOS": 300}
+    for fuente in _celdas("code"):
+        if fuente.lstrip().startswith("# Preparación del entorno"):
+            continue
+        arbol = ast.parse(fuente)
+        nodos = [n for n in arbol.body if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom))
+                 or (isinstance(n, ast.Assign) and any(getattr(t, "id", "") == "CORRIDAS" for t in n.targets))]
+        exec(compile(ast.Module(body=nodos, type_ignores=[]), "leccion_09", "exec"), espacio)
+    espacio["PASOS"] = 300
+    return espacio
+
+
+def test_estructura_y_apis():
+    markdown = "\n".join(_celdas("markdown"))
+    codigo = "\n".join(_celdas("code"))
+    assert "## Lo que aprendiste" in markdown and "## Autoevaluación" in markdown
+    assert 'ENTORNO.modo == "rapido"' in codigo
+    assert "sys.executable" in codigo and '"diagnosticar"' in codigo
+    for prohibido in ("evaluation_strategy", "warmup_ratio", "torch_dtype", "no_cuda"):
+        assert prohibido not in codigo
+
+
+def test_log_history_con_formato_del_trainer(leccion):
+    log, _ = leccion["entrenar"](pasos=50)
+    entradas = [e for e in log if "loss" in e]
+    evaluaciones = [e for e in log if "eval_loss" in e]
+    assert len(entradas) == 5 and len(evaluaciones) == 2
+    assert set(entradas[0]) == {"loss", "grad_norm", "learning_rate", "epoch", "step"}
+    assert evaluaciones[0]["step"] == 25 and evaluaciones[0]["epoch"] == pytest.approx(25 * 32 / 4000)
+
+
+@pytest.mark.parametrize("nombre", list(CATEGORIAS_ESPERADAS))
+def test_cada_corrida_da_su_diagnostico(leccion, nombre):
+    from tutor_lib import curvas
+
+    log, _ = leccion["entrenar"](**leccion["CORRIDAS"][nombre])
+    assert curvas.diagnosticar(log).categoria == CATEGORIAS_ESPERADAS[nombre]
+
+
+def test_divergencia_termina_en_nan_y_se_corta(leccion):
+    log, _ = leccion["entrenar"](**leccion["CORRIDAS"]["divergencia"])
+    perdidas = [e["loss"] for e in log if "loss" in e]
+    assert not math.isfinite(perdidas[-1])
+    assert log[-1]["step"] < 300  # el bucle corta tras 50 pasos en NaN
+
+
+def test_evaluar_en_modo_entrenamiento_empeora_con_dropout(leccion):
+    import numpy as np
+    import torch
+
+    _, modelo = leccion["entrenar"](dropout=0.3)
+    _, (x_va, y_va) = leccion["crear_tarea"](4000)
+    bien = leccion["evaluar"](modelo, x_va, y_va, modo_eval=True)[0]
+    assert bien == leccion["evaluar"](modelo, x_va, y_va, modo_eval=True)[0]  # determinista
+    torch.manual_seed(0)
+    mal = np.array([leccion["evaluar"](modelo, x_va, y_va, modo_eval=False)[0] for _ in range(10)])
+    assert mal.mean() > bien and mal.std() > 0
+
+
+@pytest.mark.cuaderno
+def test_cuaderno_muestra_los_cinco_veredictos_y_el_cli():
+    sys.path.insert(0, str(RAIZ / "tests"))
+    from cuadernos import ejecutar_cuaderno, textos_de_salida
+
+    nb, _ = ejecutar_cuaderno(CUADERNO)
+    texto = textos_de_salida(nb)
+    for nombre, categoria in CATEGORIAS_ESPERADAS.items():
+        assert f"corrida «{nombre}» → diagnóstico: {categoria}" in texto
+    assert "la exactitud, solo en 4" in texto  # dos de los seis ya estaban por encima de 0.5
+    assert re.search(r"sale \d+% más alta", texto)
+    assert '"categoria": "sano"' in texto and "¿Coincide con la función de Python? True" in texto
+    bloque = texto[texto.index('{\n  "categoria"'):]
+    salida_cli = json.loads(bloque[:bloque.index("\n}") + 2])
+    assert set(salida_cli) >= {"categoria", "explicacion", "remedios", "mejor_paso"}
