@@ -13,13 +13,14 @@ from benchmarks.tareas import ajustar_resenas
 
 
 @pytest.mark.lento
+@pytest.mark.timeout(1800)
 def test_minilm_aprende_sentimiento_en_espanol(tmp_path):
     r = ajustar_resenas(carpeta=str(tmp_path))
     print(
         f"validación {r.exactitud_antes:.1%} → {r.exactitud_validacion:.1%}; entrenamiento "
         f"{r.exactitud_entrenamiento:.1%}; {r.segundos:.0f} s ({r.pasos} pasos)"
     )
-    assert r.exactitud_entrenamiento >= 0.70, "el modelo no logró ajustarse ni a sus datos de entrenamiento"
-    # la validación está equilibrada (99 y 99): adivinar da 50 %
-    assert r.exactitud_validacion >= 0.55
-    assert r.exactitud_validacion > r.exactitud_antes
+    assert r.exactitud_entrenamiento >= 0.65, "el modelo no logró ajustarse ni a sus datos de entrenamiento"
+    # la validación está equilibrada (99 y 99): adivinar da 50 %; medido aquí: 55 % → 60 %
+    assert r.exactitud_validacion >= 0.57
+    assert r.exactitud_validacion >= r.exactitud_antes + 0.02
