@@ -541,6 +541,7 @@ def widget_warmup(
     Se usa en lessons/04_warmup_y_regularizacion.
     """
     import io
+    import threading
 
     import ipywidgets as widgets
     import matplotlib.pyplot as plt
@@ -585,7 +586,15 @@ def widget_warmup(
     panel.salida_texto = salida_texto
     panel.salida_grafica = salida_grafica
 
+    bloqueo = threading.RLock()
+
     def actualizar(_cambio=None) -> None:
+        # ipykernel puede atender mensajes de widgets en varios hilos; matplotlib (mathtext) no es
+        # seguro entre hilos: dos redibujos a la vez fallaban con un ParseException. Uno por vez.
+        with bloqueo:
+            _actualizar()
+
+    def _actualizar() -> None:
         c = {k: w.value for k, w in controles.items()}
         try:
             total = pasos_totales(c["ejemplos"], c["lote"], c["epocas"], c["acumulacion"])
