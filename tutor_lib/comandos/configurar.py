@@ -19,10 +19,9 @@ nivel error (útil en CI); 2 si la entrada es inválida (mensaje en español).
 
 from __future__ import annotations
 
-import math
 
 from tutor_lib import configurador
-from tutor_lib.comandos import Resultado
+from tutor_lib.comandos import Resultado, leer_pasos
 
 NOMBRE = "configurar"
 AYUDA = "Revisa hiperparámetros (lr, épocas, warmup, lote, precisión, memoria...) y genera TrainingArguments."
@@ -80,30 +79,6 @@ def configurar(parser) -> None:
     parser.add_argument("--estricto", action="store_true", help="sale con código 1 si hay algún hallazgo de nivel error")
 
 
-def _numero(opcion: str, texto: str | None, *, fraccion: bool) -> int | float | None:
-    """Lee un entero de pasos o (si ``fraccion``) un float en [0, 1)."""
-    if texto is None:
-        return None
-    texto = str(texto).strip()
-    try:
-        return int(texto)
-    except ValueError:
-        pass
-    try:
-        valor = float(texto)
-    except ValueError:
-        raise ValueError(f"{opcion} debe ser un entero de pasos o una fracción en [0, 1); recibí {texto!r}.") from None
-    if not math.isfinite(valor) or valor < 0:
-        raise ValueError(f"{opcion} debe ser ≥ 0 y finito; recibí {texto!r}.")
-    if valor >= 1:
-        if not valor.is_integer():
-            raise ValueError(f"{opcion} ≥ 1 debe ser un entero de pasos; recibí {texto!r} (¿querías una fracción < 1?).")
-        return int(valor)
-    if not fraccion:
-        raise ValueError(f"{opcion} debe ser un entero; recibí {texto!r}.")
-    return valor
-
-
 def _parametros(texto: str) -> int | str:
     limpio = texto.strip().lower()
     if limpio in configurador.MODELOS:
@@ -127,16 +102,16 @@ def configuracion_desde_args(args) -> configurador.Configuracion:
         acumulacion=args.acumulacion,
         dispositivos=args.dispositivos,
         epocas=args.epocas,
-        warmup=_numero("--warmup", args.warmup, fraccion=True),
+        warmup=leer_pasos("--warmup", args.warmup, fraccion=True),
         weight_decay=args.weight_decay,
         max_grad_norm=args.max_grad_norm,
         precision=args.precision,
         gpu=args.gpu,
-        logging_steps=_numero("--logging-steps", args.logging_steps, fraccion=True),
+        logging_steps=leer_pasos("--logging-steps", args.logging_steps, fraccion=True),
         eval_strategy=args.eval_strategy,
-        eval_steps=_numero("--eval-steps", args.eval_steps, fraccion=True),
+        eval_steps=leer_pasos("--eval-steps", args.eval_steps, fraccion=True),
         save_strategy=args.save_strategy,
-        save_steps=_numero("--save-steps", args.save_steps, fraccion=True),
+        save_steps=leer_pasos("--save-steps", args.save_steps, fraccion=True),
         load_best_model_at_end=args.load_best,
         metric_for_best_model=args.metrica,
         paciencia=args.paciencia,

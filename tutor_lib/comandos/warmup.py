@@ -8,10 +8,9 @@ Ejemplos::
 
 from __future__ import annotations
 
-import math
 
 from tutor_lib import warmup
-from tutor_lib.comandos import Resultado
+from tutor_lib.comandos import Resultado, leer_pasos
 
 NOMBRE = "warmup"
 AYUDA = "Calcula la tasa de aprendizaje de cada paso (warmup + schedule) como lo haría el Trainer."
@@ -35,25 +34,6 @@ def configurar(parser) -> None:
         "--opcion", action="append", default=[], metavar="CLAVE=VALOR",
         help="opción extra del schedule (lr_scheduler_kwargs), p. ej. --opcion min_lr_rate=0.1; se puede repetir",
     )
-
-
-def _leer_warmup(texto: str) -> int | float:
-    texto = str(texto).strip()
-    try:
-        return int(texto)
-    except ValueError:
-        pass
-    try:
-        valor = float(texto)
-    except ValueError:
-        raise ValueError(
-            f"--warmup debe ser un entero de pasos (100) o una fracción en [0, 1) (0.1); recibí {texto!r}."
-        ) from None
-    if not math.isfinite(valor) or valor < 0:
-        raise ValueError(f"--warmup debe ser ≥ 0 y finito; recibí {texto!r}.")
-    if valor >= 1 and not valor.is_integer():
-        raise ValueError(f"--warmup ≥ 1 debe ser un entero de pasos; recibí {texto!r} (¿querías una fracción < 1?).")
-    return int(valor) if valor >= 1 else valor
 
 
 def _leer_opciones(pares: list[str]) -> dict:
@@ -92,7 +72,7 @@ def ejecutar(args) -> Resultado:
             args.acumulacion if args.acumulacion is not None else 1,
             args.dispositivos if args.dispositivos is not None else 1,
         )
-    valor_warmup = _leer_warmup(args.warmup)
+    valor_warmup = leer_pasos("--warmup", args.warmup, fraccion=True)
     opciones = _leer_opciones(args.opcion)
     tasas = warmup.tasas_de_aprendizaje(args.lr, total, valor_warmup, args.tipo, **opciones)
     pasos_warmup = warmup.pasos_de_warmup(valor_warmup, total)
