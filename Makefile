@@ -2,6 +2,7 @@
 #   make curso   → prepara el entorno si falta y abre JupyterLab con las lecciones
 #   make test    → prepara el entorno si falta y corre todas las pruebas
 # Variante para servidores sin pantalla: make curso-servidor [PUERTO=8888] [IP=127.0.0.1]
+# Instructores: make ejercicios regenera exercises/ desde solutions/ (ver course/GUIA_INSTRUCTOR.md)
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -33,6 +34,10 @@ test: $(LISTO)
 
 benchmarks: $(LISTO)
 	$(PY) -m benchmarks
+
+# Regenera exercises/ desde solutions/ con nbgrader (nunca se edita a mano).
+ejercicios: $(LISTO)
+	$(PY) scripts/generar_ejercicios.py
 
 limpiar:
 	rm -rf $(VENV) .pytest_cache

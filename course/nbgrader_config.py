@@ -39,9 +39,12 @@ c.ClearHiddenTests.begin_test_delimeter = "BEGIN HIDDEN TESTS"
 c.ClearHiddenTests.end_test_delimeter = "END HIDDEN TESTS"
 
 # Ejecución al calificar: tiempo por celda, kernel y salida acotada.
-c.ExecutePreprocessor.timeout = 120
-c.ExecutePreprocessor.kernel_name = "python3"
-c.ExecutePreprocessor.interrupt_on_timeout = True
+c.Execute.timeout = 120
+c.Execute.kernel_name = "python3"
+c.Execute.interrupt_on_timeout = True
+# Tras la respuesta de una celda, cuánto esperar su salida. nbgrader trae 4 s y, si se
+# pasa, falla el notebook entero: en una máquina cargada eso pasa al importar torch.
+c.Execute.iopub_timeout = 60
 c.LimitOutput.max_lines = 200
 c.LimitOutput.max_traceback = 50
 

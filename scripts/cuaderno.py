@@ -38,8 +38,12 @@ def insignia(ruta_relativa: str) -> str:
     return f"[![Abrir en Colab](https://colab.research.google.com/assets/colab-badge.svg)]({url_colab(ruta_relativa)})"
 
 
-def celda_preparacion(widgets: bool = False, extra: str = "") -> str:
-    """La primera celda de código: instala en Colab, importa tutor_lib, muestra el entorno."""
+def celda_preparacion(widgets: bool = False, extra: str = "", ejercicio: bool = False) -> str:
+    """La primera celda de código: instala en Colab, importa tutor_lib, muestra el entorno.
+
+    En un ejercicio, además clona el repositorio en Colab: ``tutor corregir``
+    necesita la fuente de la asignación para calificar con las mismas pruebas.
+    """
     lineas = [
         MARCA_PREPARACION + ": en Colab instala el curso; en todas partes muestra el modo.",
         "import sys",
@@ -48,6 +52,13 @@ def celda_preparacion(widgets: bool = False, extra: str = "") -> str:
         f'    !pip install -q --no-deps "tutor-lib @ git+{REPOSITORIO}"',
         "    !python -m tutor_lib.colab",
     ]
+    if ejercicio:
+        lineas += [
+            "    import os",
+            "",
+            f"    !git clone -q --depth 1 {REPOSITORIO} /content/curso-finetuning 2>/dev/null || true",
+            '    os.environ["TUTOR_CURSO"] = "/content/curso-finetuning"  # para autoevaluacion.revisar()',
+        ]
     if widgets:
         lineas += [
             "    from google.colab import output",
@@ -64,12 +75,15 @@ class Cuaderno:
     def __init__(self, ruta: str, titulo: str, widgets: bool = False, kernel: str = "python3"):
         self.ruta = RAIZ / ruta
         self.relativa = ruta
+        self.ejercicio = ruta.startswith("solutions/")
         self.nb = nbformat.v4.new_notebook()
         self.nb.metadata = {
             "kernelspec": {"name": kernel, "display_name": "Python 3", "language": "python"},
             "language_info": {"name": "python"},
         }
-        self.md(f"# {titulo}\n\n{insignia(ruta)}")
+        # El estudiante abre la versión de exercises/, no la fuente con soluciones.
+        publica = ruta.replace("solutions/", "exercises/", 1) if self.ejercicio else ruta
+        self.md(f"# {titulo}\n\n{insignia(publica)}")
         self._widgets = widgets
 
     def md(self, texto: str, **metadata) -> None:
@@ -79,7 +93,27 @@ class Cuaderno:
         self.nb.cells.append(nbformat.v4.new_code_cell(texto.strip("\n"), metadata=metadata))
 
     def preparacion(self, extra: str = "") -> None:
-        self.code(celda_preparacion(self._widgets, extra))
+        """La celda de preparación; en un ejercicio va bloqueada para nbgrader."""
+        codigo = celda_preparacion(self._widgets, extra, ejercicio=self.ejercicio)
+        if self.ejercicio:
+            self.codigo_bloqueado(codigo, "preparacion")
+        else:
+            self.code(codigo)
+
+    def revision(self) -> None:
+        """Las dos últimas celdas de un ejercicio: cómo revisar tu trabajo sin instructor."""
+        asig = Path(self.relativa).stem
+        self.enunciado(
+            "## Revisa tu trabajo\n\n"
+            "Guarda el notebook (**Ctrl+S**) y ejecuta la celda de abajo: califica este archivo con "
+            "las mismas pruebas que usa tu instructor (también las ocultas) y te dice qué parte "
+            "revisar, sin mostrarte la solución. Desde una terminal es lo mismo: "
+            f"`tutor corregir {asig}.ipynb`.",
+            "revision-texto",
+        )
+        self.codigo_bloqueado(
+            f'from tutor_lib import autoevaluacion\n\nautoevaluacion.revisar("{asig}")', "revision"
+        )
 
     # --- celdas de nbgrader (solo para solutions/) -------------------------
 

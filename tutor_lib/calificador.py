@@ -1,0 +1,750 @@
+"""Motor de calificación: nbgrader de verdad, en una carpeta desechable y con el kernel aislado.
+
+Lo usan ``tutor corregir`` (una persona que estudia sola, ver
+:mod:`tutor_lib.autoevaluacion`) y ``tutor calificar`` (el instructor, toda la
+clase). Para cada asignación:
+
+1. copia la fuente ``solutions/<asig>/<asig>.ipynb`` a una carpeta privada y
+   corre ``nbgrader generate_assignment``: así la libreta de calificaciones
+   (con las pruebas ocultas y los puntos) sale siempre de la fuente;
+2. **reconstruye cada entrega** sobre el notebook liberado (:func:`normalizar`):
+   las celdas de prueba, bloqueadas y de enunciado salen del original; de la
+   entrega solo se toman las celdas de solución (por ``grade_id``, por id de
+   celda o por posición entre celdas conocidas, para notebooks que Colab u otro
+   editor dejó sin metadatos) y las celdas que el estudiante agregó. Editar,
+   borrar, duplicar o convertir en markdown una prueba no cambia nada: se
+   ejecuta la prueba original. Una solución que no se encuentra cuenta como
+   vacía (nunca más puntos de los ganados);
+3. corre ``nbgrader autograde`` y ``nbgrader generate_feedback`` en un proceso
+   aparte, con tiempo límite total, y un kernel que arranca a través de
+   :mod:`tutor_lib.aislamiento` (sin red, sin ver la fuente ni otras entregas,
+   escribiendo solo en su carpeta, con límites de memoria y CPU);
+4. lee los puntos de la libreta de nbgrader y los mensajes de las pruebas.
+
+La entrega original nunca se modifica: se trabaja sobre copias.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import unicodedata
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from tutor_lib import aislamiento
+
+PATRON_ASIGNACION = re.compile(r"ej\d\d_[a-z0-9_]+")
+
+
+# --- dónde están las asignaciones --------------------------------------------
+
+
+def raiz_curso() -> Path:
+    """La carpeta del repositorio del curso (la que tiene ``solutions/``).
+
+    ``TUTOR_CURSO`` la fija; si no, se usa la carpeta que contiene a
+    ``tutor_lib`` (instalación editable o clon del repositorio).
+    """
+    candidatas = [os.environ.get("TUTOR_CURSO"), Path(__file__).resolve().parents[1]]
+    for c in candidatas:
+        if c and (Path(c) / "solutions").is_dir():
+            return Path(c).resolve()
+    raise FileNotFoundError(
+        "No encuentro la carpeta solutions/ del curso. Clona el repositorio "
+        "(git clone --depth 1 <repositorio>) e instala tutor_lib desde ahí con "
+        "pip install -e ., o define TUTOR_CURSO con la ruta del clon."
+    )
+
+
+def asignaciones(raiz: Path | None = None) -> list[str]:
+    raiz = raiz or raiz_curso()
+    return sorted(p.name for p in (raiz / "solutions").iterdir() if (p / f"{p.name}.ipynb").is_file())
+
+
+def fuente(asignacion: str, raiz: Path | None = None) -> Path:
+    raiz = raiz or raiz_curso()
+    ruta = raiz / "solutions" / asignacion / f"{asignacion}.ipynb"
+    if not ruta.is_file():
+        disponibles = ", ".join(asignaciones(raiz)) or "ninguna"
+        raise ValueError(f"No existe la asignación {asignacion!r}. Las que hay: {disponibles}.")
+    return ruta
+
+
+def detectar_asignacion(nombre_archivo: str, raiz: Path | None = None) -> str:
+    """La asignación por el nombre del archivo («Copia de ej03_trainer (2).ipynb» sirve)."""
+    encontrada = PATRON_ASIGNACION.search(nombre_archivo)
+    conocidas = asignaciones(raiz)
+    if encontrada:
+        for asig in conocidas:
+            if encontrada.group(0).startswith(asig):
+                return asig
+    raise ValueError(
+        f"No sé a qué asignación corresponde {nombre_archivo!r}. Indica cuál con "
+        f"--asignacion (las que hay: {', '.join(conocidas)})."
+    )
+
+
+def id_seguro(nombre: str) -> str:
+    """Un identificador de estudiante válido para nbgrader a partir de un nombre de carpeta."""
+    sin_tildes = unicodedata.normalize("NFKD", nombre).encode("ascii", "ignore").decode()
+    limpio = re.sub(r"[^A-Za-z0-9_.-]+", "_", sin_tildes).strip("._")
+    return limpio or "estudiante"
+
+
+# --- reconstrucción de una entrega -----------------------------------------
+
+
+def _nbg(celda) -> dict:
+    meta = celda.get("metadata") if isinstance(celda, dict) else None
+    valor = meta.get("nbgrader") if isinstance(meta, dict) else None
+    return valor if isinstance(valor, dict) else {}
+
+
+def _texto(celda) -> str:
+    fuente_ = celda.get("source", "")
+    if isinstance(fuente_, list):
+        return "".join(str(x) for x in fuente_)
+    return str(fuente_)
+
+
+def _clave(celda) -> tuple[str, str]:
+    return celda.get("cell_type", ""), _texto(celda).strip()
+
+
+def normalizar(entrega: dict, liberado) -> tuple[nbformat.NotebookNode, list[str]]:
+    """Reconstruye ``entrega`` (un notebook como dict) sobre el notebook ``liberado``.
+
+    Devuelve el notebook que se califica y avisos en español para el estudiante.
+    """
+    R = liberado.cells
+    es_sol = [bool(_nbg(c).get("solution")) for c in R]
+    por_grade_id = {_nbg(c)["grade_id"]: i for i, c in enumerate(R) if _nbg(c).get("grade_id")}
+    por_id = {c.get("id"): i for i, c in enumerate(R) if c.get("id")}
+    por_contenido: dict[tuple[str, str], int] = {}
+    for i, c in enumerate(R):
+        if not es_sol[i]:
+            por_contenido.setdefault(_clave(c), i)
+
+    S = [c for c in entrega.get("cells", []) if isinstance(c, dict) and c.get("cell_type") in ("code", "markdown", "raw")]
+    asignado: list[int | None] = [None] * len(S)
+    usados: set[int] = set()
+    descartar: set[int] = set()
+    for j, c in enumerate(S):
+        cand = por_grade_id.get(_nbg(c).get("grade_id"))
+        if cand is None:
+            cand = por_id.get(c.get("id"))
+        if cand is None:
+            cand = por_contenido.get(_clave(c))
+        if cand is None:
+            continue
+        if es_sol[cand]:
+            if c.get("cell_type") == R[cand].cell_type and cand not in usados:
+                asignado[j] = cand
+                usados.add(cand)
+        elif cand in usados:
+            descartar.add(j)  # copia de una celda fija: sobra
+        else:
+            asignado[j] = cand  # celda fija: se usará la original
+            usados.add(cand)
+
+    extras: dict[int, list] = defaultdict(list)
+    for j, c in enumerate(S):
+        if asignado[j] is not None or j in descartar:
+            continue
+        anteriores = [asignado[k] for k in range(j) if asignado[k] is not None]
+        siguientes = [asignado[k] for k in range(j + 1, len(S)) if asignado[k] is not None]
+        previo = anteriores[-1] if anteriores else -1
+        proximo = siguientes[0] if siguientes else len(R)
+        huecos = [
+            i for i in range(previo + 1, proximo)
+            if es_sol[i] and i not in usados and R[i].cell_type == c.get("cell_type")
+        ]
+        if huecos:
+            asignado[j] = huecos[0]
+            usados.add(huecos[0])
+        else:
+            extras[previo].append(c)
+
+    def extra(c, n):
+        if c.get("cell_type") == "code":
+            nueva = nbformat.v4.new_code_cell(_texto(c))
+        elif c.get("cell_type") == "markdown":
+            nueva = nbformat.v4.new_markdown_cell(_texto(c))
+        else:
+            nueva = nbformat.v4.new_raw_cell(_texto(c))
+        nueva["id"] = f"extra-{n:03d}"
+        return nueva
+
+    inversa = {r: j for j, r in enumerate(asignado) if r is not None}
+    avisos: list[str] = []
+    celdas, n = [], 0
+    for c in extras[-1]:
+        celdas.append(extra(c, n))
+        n += 1
+    for i, original in enumerate(R):
+        celda = copy.deepcopy(original)
+        if es_sol[i]:
+            if i in inversa:
+                celda.source = _texto(S[inversa[i]])
+            else:
+                avisos.append(
+                    f"No encontré tu respuesta para «{_nbg(original).get('grade_id')}»: "
+                    "se califica como si estuviera vacía."
+                )
+        celdas.append(celda)
+        for c in extras[i]:
+            celdas.append(extra(c, n))
+            n += 1
+    nb = copy.deepcopy(liberado)
+    nb.cells = celdas
+    return nb, avisos
+
+
+def codigo_de_solucion(texto: str) -> str:
+    """El código de referencia de una celda fuente: sin las líneas BEGIN/END SOLUTION."""
+    return "\n".join(
+        linea for linea in texto.splitlines()
+        if not re.match(r"\s*#+\s*(BEGIN|END) SOLUTION", linea) and linea.strip() not in ("BEGIN SOLUTION", "END SOLUTION")
+    )
+
+
+def entrega_de_referencia(fuente_nb, liberado, reemplazos: dict[str, str] | None = None):
+    """Una entrega como la de un estudiante que resolvió todo con la solución de referencia.
+
+    ``reemplazos`` cambia el contenido de celdas de solución por ``grade_id``
+    (para probar otras soluciones correctas y errores típicos).
+    """
+    reemplazos = dict(reemplazos or {})
+    referencia = {_nbg(c).get("grade_id"): codigo_de_solucion(_texto(c)) for c in fuente_nb.cells if _nbg(c).get("solution")}
+    desconocidos = set(reemplazos) - set(referencia)
+    if desconocidos:
+        raise ValueError(f"Estas celdas no son de solución: {sorted(desconocidos)}")
+    nb = copy.deepcopy(liberado)
+    for celda in nb.cells:
+        gid = _nbg(celda).get("grade_id")
+        if _nbg(celda).get("solution"):
+            celda.source = reemplazos.get(gid, referencia[gid])
+    return nb
+
+
+def leer_entrega(ruta: Path) -> dict:
+    """El notebook de un estudiante como dict; ``ValueError`` en español si no lo es."""
+    try:
+        datos = json.loads(Path(ruta).read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{Path(ruta).name} no es un notebook: no es texto UTF-8.") from exc
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{Path(ruta).name} no es un notebook válido: el JSON está dañado (línea {exc.lineno}).") from exc
+    if not isinstance(datos, dict) or not isinstance(datos.get("cells"), list):
+        raise ValueError(f"{Path(ruta).name} no es un notebook de Jupyter (no tiene lista de celdas).")
+    return datos
+
+
+# --- resultados ------------------------------------------------------------------
+
+
+@dataclass
+class Parte:
+    id: str
+    puntos: float | None
+    maximo: float
+    mensaje: str
+
+
+@dataclass
+class Calificacion:
+    asignacion: str
+    estudiante: str
+    estado: str  # "calificado", "error", "tiempo agotado", "inválido", "sin entrega"
+    puntos: float
+    maximo: float
+    mensaje: str
+    partes: list[Parte] = field(default_factory=list)
+    avisos: list[str] = field(default_factory=list)
+    pendiente_manual: float = 0.0
+    aislamiento: dict = field(default_factory=dict)
+    retroalimentacion: str | None = None
+
+    def como_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Limites:
+    """Límites para el código de cada estudiante."""
+
+    tiempo_celda: int = 60  # segundos por celda (nbgrader interrumpe y sigue)
+    tiempo_total: int = 600  # segundos por entrega (se mata todo el proceso)
+    memoria_mb: int = 4096  # memoria virtual del kernel
+    cpu_s: int = 900  # segundos de CPU del kernel
+    archivo_mb: int = 256  # tamaño máximo de un archivo escrito
+
+
+MENSAJE_BIEN = "Bien: pasa las pruebas."
+
+
+def _mensaje_error(salida: dict, limites: Limites) -> str:
+    nombre, valor = salida.get("ename", ""), str(salida.get("evalue", "")).strip()
+    if nombre in ("CellTimeoutError", "KeyboardInterrupt") or "Timeout" in nombre:
+        return f"La celda tardó más de {limites.tiempo_celda} s y se interrumpió: ¿hay un ciclo que no termina?"
+    if nombre == "NotImplementedError":
+        return "Todavía no escribiste esta parte (la celda de solución aún lanza NotImplementedError)."
+    if nombre == "AssertionError":
+        return valor or "Una comprobación falló (sin mensaje)."
+    if nombre == "NameError":
+        return f"{valor}. ¿Ejecutaste y definiste todo lo que pide el enunciado con ese nombre?"
+    if nombre == "MemoryError":
+        return "Se acabó la memoria permitida: revisa tamaños de tensores o listas."
+    return f"Error {nombre}: {valor[:300]}"
+
+
+def mensajes_de_pruebas(autocalificado, limites: Limites) -> dict[str, str]:
+    """Un mensaje por celda de prueba, sacado de sus salidas (nunca del código).
+
+    Si la prueba falla porque la celda de solución anterior ya había fallado
+    (un ciclo interrumpido por tiempo, una excepción), el mensaje apunta a esa
+    causa, que es la que hay que arreglar.
+    """
+    mensajes: dict[str, str] = {}
+    causa_previa = None
+    for celda in autocalificado.cells:
+        meta = _nbg(celda)
+        if celda.cell_type != "code":
+            continue
+        errores = [s for s in celda.get("outputs", []) if s.get("output_type") == "error"]
+        if not (meta.get("grade") and not meta.get("solution")):
+            if errores:
+                causa_previa = _mensaje_error(errores[0], limites)
+            elif meta.get("solution"):
+                causa_previa = None  # una solución nueva que corre bien: empieza otra parte
+            continue
+        mensaje = MENSAJE_BIEN
+        for salida in celda.get("outputs", []):
+            if salida.get("output_type") == "error":
+                mensaje = _mensaje_error(salida, limites)
+                if causa_previa and salida.get("ename") != "AssertionError":
+                    mensaje = f"Tu código de antes falló: {causa_previa}"
+                break
+            if salida.get("output_type") == "stream" and salida.get("name") == "stderr":
+                mensaje = "La prueba escribió en stderr (un aviso o error): " + "".join(salida.get("text", ""))[:200]
+                break
+            if salida.get("output_type") == "stream":
+                texto = "".join(salida.get("text", "")).strip()
+                if texto:
+                    mensaje = texto.splitlines()[-1][:300]
+        mensajes[meta["grade_id"]] = mensaje
+    return mensajes
+
+
+# --- la carpeta de nbgrader desechable ----------------------------------------------
+
+
+CONFIG = '''# Generado por tutor_lib.calificador: curso temporal para calificar {asig}.
+c = get_config()  # noqa: F821
+load_subconfig({config_curso!r})  # noqa: F821
+c.CourseDirectory.root = {raiz!r}
+c.CourseDirectory.source_directory = {fuente!r}
+c.CourseDirectory.release_directory = "liberado"
+c.CourseDirectory.submitted_directory = "submitted"
+c.CourseDirectory.autograded_directory = "autograded"
+c.CourseDirectory.feedback_directory = "feedback"
+c.CourseDirectory.db_url = {db!r}
+c.Execute.timeout = {tiempo_celda}
+c.Execute.interrupt_on_timeout = True
+c.KernelManager.transport = "ipc"
+'''
+
+
+class CursoTemporal:
+    """Una carpeta de curso de nbgrader desechable para calificar una asignación.
+
+    Estructura (``D`` es una carpeta temporal)::
+
+        D/privado/fuente/<asig>/<asig>.ipynb   copia de solutions/
+        D/privado/gradebook.db                 libreta de nbgrader
+        D/curso/nbgrader_config.py             esta configuración
+        D/curso/{liberado,submitted,autograded,feedback}/...
+        D/jupyter/kernels/python3/kernel.json  kernel que pasa por tutor_lib.aislamiento
+        D/ejecucion/<estudiante>/              sockets del kernel e informe de aislamiento
+    """
+
+    def __init__(self, asignacion: str, limites: Limites | None = None, aislar: bool = True,
+                 ocultar_extra: list[Path] | None = None, raiz: Path | None = None):
+        self.raiz_repo = raiz or raiz_curso()
+        self.asig = asignacion
+        self.origen = fuente(asignacion, self.raiz_repo)
+        self.limites = limites or Limites()
+        self.aislar = aislar
+        self.ocultar_extra = [Path(p).resolve() for p in (ocultar_extra or [])]
+        self.D = Path(tempfile.mkdtemp(prefix=f"tutor-{asignacion}-")).resolve()
+        self.privado = self.D / "privado"
+        self.curso = self.D / "curso"
+        destino = self.privado / "fuente" / asignacion
+        destino.mkdir(parents=True)
+        shutil.copy2(self.origen, destino / self.origen.name)
+        self.curso.mkdir()
+        (self.curso / "nbgrader_config.py").write_text(
+            CONFIG.format(
+                asig=asignacion,
+                config_curso=str(self.raiz_repo / "course" / "nbgrader_config.py"),
+                raiz=str(self.curso),
+                fuente=str(self.privado / "fuente"),
+                db=f"sqlite:///{self.privado / 'gradebook.db'}",
+                tiempo_celda=self.limites.tiempo_celda,
+            )
+        )
+        kernel = self.D / "jupyter" / "kernels" / "python3"
+        kernel.mkdir(parents=True)
+        argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+        if aislar:
+            argv = [sys.executable, "-m", "tutor_lib.aislamiento", *argv]
+        (kernel / "kernel.json").write_text(
+            json.dumps({"argv": argv, "display_name": "Python 3 (calificación)", "language": "python"})
+        )
+        self._nbgrader("generate_assignment", asignacion, "--force", tiempo=300)
+        self.liberado = nbformat.read(self.curso / "liberado" / asignacion / f"{asignacion}.ipynb", as_version=4)
+
+    # -- utilidades --
+    def cerrar(self) -> None:
+        shutil.rmtree(self.D, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.cerrar()
+
+    def _entorno(self, estudiante: str | None = None) -> dict[str, str]:
+        env = dict(os.environ)
+        env["JUPYTER_PATH"] = os.pathsep.join([str(self.D / "jupyter"), env.get("JUPYTER_PATH", "")]).rstrip(os.pathsep)
+        env["PYTHONWARNINGS"] = "ignore"
+        # nbgrader llama a «alembic» por nombre: el bin del entorno debe ir primero en PATH.
+        env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+        if estudiante is not None:
+            ejec = self.D / "ejecucion" / estudiante
+            ejec.mkdir(parents=True, exist_ok=True)
+            trabajo = self.curso / "autograded" / estudiante / self.asig
+            otros = [p for p in (self.curso / "autograded").glob("*") if p.name != estudiante]
+            env["JUPYTER_RUNTIME_DIR"] = str(ejec)
+            env["TMPDIR"] = str(ejec)  # ahí deja nbclient el archivo de conexión del kernel
+            env[aislamiento.VARIABLE] = json.dumps({
+                "escribibles": [str(trabajo), str(ejec)],
+                "visibles": aislamiento.rutas_necesarias(),
+                "tapar": [str(Path.home())],
+                "ocultar": [
+                    str(self.privado), str(self.curso / "submitted"), str(self.curso / "feedback"),
+                    *map(str, otros), str(self.raiz_repo / "solutions"), str(self.raiz_repo / "course"),
+                    *map(str, self.ocultar_extra),
+                ],
+                "memoria_mb": self.limites.memoria_mb,
+                "cpu_s": self.limites.cpu_s,
+                "archivo_mb": self.limites.archivo_mb,
+                "informe": str(ejec / "aislamiento.json"),
+                "tmp": "/tmp",
+            })
+        return env
+
+    def _nbgrader(self, *args: str, tiempo: int, estudiante: str | None = None) -> subprocess.CompletedProcess:
+        """Corre ``nbgrader`` en su propio grupo de procesos; lo mata entero si se pasa de tiempo."""
+        extra = []
+        if estudiante is not None:
+            # Sockets del kernel como archivos (ipc) en su carpeta de ejecución: funcionan
+            # aunque el kernel esté en otro espacio de red.
+            extra = [f"--KernelManager.ip={self.D / 'ejecucion' / estudiante / 'kernel'}"]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "nbgrader", *args, *extra],
+            cwd=self.curso, env=self._entorno(estudiante), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True, start_new_session=True,
+        )
+        try:
+            salida, _ = proc.communicate(timeout=tiempo)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            salida, _ = proc.communicate()
+            raise TimeoutError(salida) from None
+        if estudiante is None and proc.returncode != 0:
+            raise RuntimeError(f"nbgrader {args[0]} falló:\n{salida[-3000:]}")
+        return subprocess.CompletedProcess(proc.args, proc.returncode, salida, "")
+
+    # -- calificar una entrega --
+    def calificar(self, estudiante: str, ruta: Path, retroalimentacion: bool = True) -> Calificacion:
+        """Califica el notebook ``ruta`` como entrega de ``estudiante`` (un id seguro).
+
+        Con ``retroalimentacion`` genera además el HTML de nbgrader (unos 2 s más).
+        """
+        base = dict(asignacion=self.asig, estudiante=estudiante, puntos=0.0, maximo=self.maximo())
+        try:
+            nb, avisos = normalizar(leer_entrega(ruta), self.liberado)
+        except ValueError as exc:
+            return Calificacion(estado="inválido", mensaje=str(exc), **base)
+        carpeta = self.curso / "submitted" / estudiante / self.asig
+        carpeta.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, carpeta / f"{self.asig}.ipynb")
+        try:
+            proc = self._nbgrader("autograde", self.asig, "--student", estudiante, "--force",
+                                  tiempo=self.limites.tiempo_total, estudiante=estudiante)
+        except TimeoutError:
+            return Calificacion(
+                estado="tiempo agotado", avisos=avisos,
+                mensaje=f"La entrega superó el tiempo total ({self.limites.tiempo_total} s) y se detuvo; no recibe puntos.",
+                aislamiento=self._informe_aislamiento(estudiante), **base,
+            )
+        autocalificado = self.curso / "autograded" / estudiante / self.asig / f"{self.asig}.ipynb"
+        if proc.returncode != 0 or not autocalificado.is_file():
+            return Calificacion(
+                estado="error", avisos=avisos, mensaje=_explicar_fallo(proc.stdout),
+                aislamiento=self._informe_aislamiento(estudiante), **base,
+            )
+        retro = self._retroalimentacion(estudiante) if retroalimentacion else None
+        partes, puntos, pendiente = self._partes(estudiante, nbformat.read(autocalificado, as_version=4))
+        return Calificacion(
+            asignacion=self.asig, estudiante=estudiante, estado="calificado", puntos=puntos,
+            maximo=base["maximo"], mensaje=f"{_num(puntos)} de {_num(base['maximo'])} puntos.",
+            partes=partes, avisos=avisos, pendiente_manual=pendiente,
+            aislamiento=self._informe_aislamiento(estudiante), retroalimentacion=retro,
+        )
+
+    def _retroalimentacion(self, estudiante: str) -> str | None:
+        """``nbgrader generate_feedback``: el HTML que recibe el estudiante (o None si falla)."""
+        try:
+            fb = self._nbgrader("generate_feedback", self.asig, "--student", estudiante, "--force", tiempo=120)
+        except TimeoutError:
+            return None
+        html = self.curso / "feedback" / estudiante / self.asig / f"{self.asig}.html"
+        return str(html) if fb.returncode == 0 and html.is_file() else None
+
+    def maximo(self) -> float:
+        return float(sum(_nbg(c).get("points", 0) for c in self.liberado.cells if _nbg(c).get("grade")))
+
+    def _partes(self, estudiante: str, autocalificado) -> tuple[list[Parte], float, float]:
+        from nbgrader.api import Gradebook
+
+        mensajes = mensajes_de_pruebas(autocalificado, self.limites)
+        orden = [_nbg(c)["grade_id"] for c in self.liberado.cells if _nbg(c).get("grade")]
+        partes, pendiente = {}, 0.0
+        with Gradebook(f"sqlite:///{self.privado / 'gradebook.db'}") as gb:
+            sub = gb.find_submission_notebook(self.asig, self.asig, estudiante)
+            total = float(sub.score)
+            for g in sub.grades:
+                if g.needs_manual_grade or (g.auto_score is None and g.manual_score is None):
+                    pendiente += float(g.max_score)
+                    partes[g.name] = Parte(g.name, None, float(g.max_score),
+                                           "Respuesta escrita: la califica una persona (tu instructor, o tú con la pauta).")
+                elif g.cell.cell_type == "markdown" or _es_solucion_calificada(g):
+                    partes[g.name] = Parte(g.name, float(g.score), float(g.max_score),
+                                           "Respuesta escrita vacía." if g.score == 0 else "Respuesta escrita calificada.")
+                else:
+                    partes[g.name] = Parte(g.name, float(g.score), float(g.max_score), mensajes.get(g.name, MENSAJE_BIEN))
+        return [partes[n] for n in orden if n in partes], total, pendiente
+
+    def _informe_aislamiento(self, estudiante: str) -> dict:
+        ruta = self.D / "ejecucion" / estudiante / "aislamiento.json"
+        if not self.aislar:
+            return {"completo": False, "protecciones": [], "error": "calificación sin aislamiento (pedido explícito)"}
+        try:
+            return json.loads(ruta.read_text())
+        except (OSError, json.JSONDecodeError):
+            return {"completo": False, "protecciones": [], "error": "el kernel no llegó a arrancar"}
+
+
+def _es_solucion_calificada(g) -> bool:
+    try:
+        return bool(g.cell.solution) if hasattr(g.cell, "solution") else False
+    except Exception:  # pragma: no cover - depende de la versión de nbgrader
+        return False
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+def _explicar_fallo(salida: str) -> str:
+    if "DeadKernelError" in salida or "Kernel died" in salida or "kernel died" in salida.lower():
+        return ("El kernel se detuvo mientras corría tu notebook (memoria o CPU agotadas, o el código "
+                "terminó el proceso); no se pudo calificar.")
+    if "Timeout" in salida:
+        return "El kernel no respondió a tiempo; no se pudo calificar."
+    ultima = [l for l in salida.strip().splitlines() if l.strip()][-1:] or ["sin detalles"]
+    return f"nbgrader no pudo calificar esta entrega: {ultima[0][:300]}"
+
+
+# --- toda una clase ----------------------------------------------------------------
+
+
+@dataclass
+class EntregaEncontrada:
+    id: str
+    nombre: str  # el nombre original (carpeta o archivo)
+    ruta: Path | None
+    problema: str = ""
+
+
+def _extraer_zip(zip_ruta: Path, destino: Path) -> Path:
+    """Extrae un zip de un LMS sin permitir rutas que salgan de ``destino`` (zip-slip)."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(zip_ruta) as z:
+            for info in z.infolist():
+                objetivo = (destino / info.filename).resolve()
+                if not _dentro_de(objetivo, destino.resolve()) or info.filename.startswith("/"):
+                    raise ValueError(f"El zip trae una ruta peligrosa: {info.filename!r}; no lo extraigo.")
+                if info.file_size > 200 * 2**20:
+                    raise ValueError(f"El zip trae un archivo de más de 200 MB ({info.filename!r}).")
+            z.extractall(destino)
+    except zipfile.BadZipFile as exc:
+        raise ValueError(f"{zip_ruta.name} no es un zip válido.") from exc
+    # Muchos LMS envuelven todo en una carpeta: se baja un nivel si es la única.
+    hijos = [p for p in destino.iterdir() if not p.name.startswith((".", "__MACOSX"))]
+    if len(hijos) == 1 and hijos[0].is_dir() and not list(hijos[0].glob("*.ipynb")):
+        return hijos[0]
+    return destino
+
+
+def _dentro_de(ruta: Path, base: Path) -> bool:
+    return ruta == base or base in ruta.parents
+
+
+def entregas_de_carpeta(carpeta: Path, asignacion: str) -> list[EntregaEncontrada]:
+    """Las entregas de una carpeta: una subcarpeta por estudiante, o notebooks sueltos ``<id>_<asig>.ipynb``."""
+    encontradas: list[EntregaEncontrada] = []
+    for item in sorted(carpeta.iterdir()):
+        if item.name.startswith((".", "__MACOSX", "_")):
+            continue
+        if item.is_dir():
+            notebooks = sorted(p for p in item.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+            propios = [p for p in notebooks if asignacion in p.name] or notebooks
+            if not notebooks:
+                encontradas.append(EntregaEncontrada(id_seguro(item.name), item.name, None, "la carpeta no tiene ningún notebook"))
+            elif len(propios) > 1:
+                encontradas.append(EntregaEncontrada(
+                    id_seguro(item.name), item.name, None,
+                    f"hay {len(propios)} notebooks y no sé cuál calificar: {', '.join(p.name for p in propios)}"))
+            else:
+                encontradas.append(EntregaEncontrada(id_seguro(item.name), item.name, propios[0]))
+        elif item.suffix == ".ipynb":
+            nombre = item.stem.replace(asignacion, "").strip(" _-.") or item.stem
+            encontradas.append(EntregaEncontrada(id_seguro(nombre), item.name, item))
+    vistos: dict[str, int] = {}
+    for e in encontradas:  # dos nombres que dan el mismo id: se numeran, nadie se pisa
+        n = vistos.get(e.id, 0)
+        vistos[e.id] = n + 1
+        if n:
+            e.id = f"{e.id}_{n + 1}"
+    return encontradas
+
+
+def calificar_clase(asignacion: str, carpeta: Path, salida: Path | None = None, limites: Limites | None = None,
+                    aislar: bool = True, progreso=None) -> dict:
+    """Califica todas las entregas de ``carpeta`` (o de un zip); escribe CSV, JSON y retroalimentación.
+
+    Una entrega rota, manipulada o que no termina se marca con su estado y las
+    demás se califican igual. Las entregas originales no se tocan.
+    """
+    import csv
+    import datetime
+
+    carpeta = Path(carpeta).resolve()
+    if not carpeta.exists():
+        raise FileNotFoundError(f"No existe {carpeta}.")
+    base = carpeta.with_suffix("") if carpeta.is_file() else carpeta
+    salida = Path(salida).resolve() if salida else base.parent / f"calificaciones_{asignacion}"
+    if _dentro_de(salida, carpeta):
+        raise ValueError("La carpeta de salida no puede estar dentro de la carpeta de entregas.")
+    if salida.exists() and any(salida.iterdir()):
+        # Nada se pierde: la corrida anterior queda a un lado con su fecha.
+        marca = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+        salida.rename(salida.with_name(f"{salida.name}.anterior-{marca}"))
+    salida.mkdir(parents=True, exist_ok=True)
+
+    tmp = Path(tempfile.mkdtemp(prefix="tutor-entregas-"))
+    try:
+        if carpeta.is_file():
+            if carpeta.suffix.lower() != ".zip":
+                raise ValueError(f"{carpeta.name} no es una carpeta ni un .zip de entregas.")
+            raiz_entregas = _extraer_zip(carpeta, tmp)
+        elif carpeta.is_dir():
+            raiz_entregas = carpeta
+        entregas = entregas_de_carpeta(raiz_entregas, asignacion)
+        if not entregas:
+            raise ValueError(f"No encontré entregas en {carpeta}: espero una subcarpeta por estudiante con su notebook.")
+        resultados: dict[str, Calificacion] = {}
+        with CursoTemporal(asignacion, limites=limites, aislar=aislar,
+                           ocultar_extra=[carpeta, raiz_entregas, salida]) as curso:
+            for e in entregas:
+                if e.ruta is None:
+                    cal = Calificacion(asignacion, e.id, "sin entrega", 0.0, curso.maximo(), e.problema.capitalize() + ".")
+                else:
+                    try:
+                        cal = curso.calificar(e.id, e.ruta)
+                    except Exception as exc:  # una entrega nunca detiene a la clase
+                        cal = Calificacion(asignacion, e.id, "error", 0.0, curso.maximo(),
+                                           f"Falla inesperada al calificar: {type(exc).__name__}: {exc}")
+                resultados[e.id] = cal
+                if cal.retroalimentacion:
+                    destino = salida / "retroalimentacion" / e.id
+                    destino.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(cal.retroalimentacion, destino / f"{asignacion}.html")
+                if progreso:
+                    progreso(f"{e.id:<24} {cal.estado:<15} {cal.puntos:g}/{cal.maximo:g}  {cal.mensaje}")
+            maximo = curso.maximo()
+            shutil.copy2(curso.privado / "gradebook.db", salida / "gradebook.db")
+            aislamientos = [c.aislamiento for c in resultados.values() if c.aislamiento]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    partes = [p.id for c in resultados.values() for p in c.partes]
+    partes = list(dict.fromkeys(partes))
+    with open(salida / "calificaciones.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["estudiante", "nombre_original", "estado", "puntos", "maximo", "pendiente_manual", *partes, "mensaje"])
+        nombres = {e.id: e.nombre for e in entregas}
+        for id_, c in resultados.items():
+            por_parte = {p.id: ("" if p.puntos is None else f"{p.puntos:g}") for p in c.partes}
+            w.writerow([id_, nombres[id_], c.estado, f"{c.puntos:g}", f"{c.maximo:g}", f"{c.pendiente_manual:g}",
+                        *[por_parte.get(p, "") for p in partes], c.mensaje])
+    datos = {
+        "asignacion": asignacion,
+        "maximo": maximo,
+        "estudiantes": {id_: {"puntos": c.puntos, "estado": c.estado, "mensaje": c.mensaje} for id_, c in resultados.items()},
+        "salida": str(salida),
+        "aislamiento": {
+            "completo": bool(aislamientos) and all(a.get("completo") for a in aislamientos),
+            "protecciones": aislamientos[0].get("protecciones", []) if aislamientos else [],
+        },
+    }
+    (salida / "calificaciones.json").write_text(json.dumps(datos, ensure_ascii=False, indent=2), encoding="utf-8")
+    detalle = {id_: c.como_dict() for id_, c in resultados.items()}
+    for d in detalle.values():
+        d.pop("retroalimentacion", None)
+    (salida / "detalle.json").write_text(json.dumps(detalle, ensure_ascii=False, indent=1), encoding="utf-8")
+    return datos
+
+
+def resumen_asignaciones(raiz: Path | None = None) -> list[dict]:
+    """Cada asignación publicada en ``exercises/`` con sus puntos automáticos y a mano.
+
+    Lo muestra la lección 00; los puntos salen de los metadatos de nbgrader.
+    """
+    raiz = raiz or raiz_curso()
+    filas = []
+    for asig in asignaciones(raiz):
+        ruta = raiz / "exercises" / asig / f"{asig}.ipynb"
+        if not ruta.is_file():
+            continue
+        nb = nbformat.read(ruta, as_version=4)
+        auto = sum(float(_nbg(c).get("points", 0)) for c in nb.cells if _nbg(c).get("grade") and not _nbg(c).get("solution"))
+        manual = sum(float(_nbg(c).get("points", 0)) for c in nb.cells if _nbg(c).get("grade") and _nbg(c).get("solution"))
+        filas.append({"asignacion": asig, "ruta": str(ruta.relative_to(raiz)), "automaticos": auto, "a_mano": manual})
+    return filas

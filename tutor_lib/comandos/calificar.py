@@ -1,0 +1,56 @@
+"""``tutor calificar``: califica a toda una clase con nbgrader (autograde + feedback).
+
+``CARPETA`` tiene una subcarpeta por estudiante con su notebook (o es el zip
+de entregas de un LMS). Escribe en ``--salida`` (por omisión
+``calificaciones_<ASIGNACION>`` junto a ``CARPETA``): ``calificaciones.csv``,
+``calificaciones.json``, ``detalle.json``, ``retroalimentacion/<id>/<asig>.html``
+y una copia de la libreta ``gradebook.db``.
+
+Contrato de ``--json``: ``{"asignacion", "maximo", "estudiantes": {id: {"puntos",
+"estado", "mensaje"}}}`` y además ``salida`` y ``aislamiento``. ``estado`` es uno de
+``calificado``, ``error``, ``tiempo agotado``, ``inválido``, ``sin entrega``.
+Ver :mod:`tutor_lib.calificador` y course/GUIA_INSTRUCTOR.md.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from tutor_lib.comandos import Resultado
+
+NOMBRE = "calificar"
+AYUDA = "Califica todas las entregas de una asignación con nbgrader: CSV de notas y retroalimentación por estudiante."
+
+
+def configurar(parser) -> None:
+    parser.add_argument("asignacion", metavar="ASIGNACION", help="p. ej. ej04_warmup")
+    parser.add_argument("carpeta", metavar="CARPETA", help="una subcarpeta por estudiante con su notebook, o un .zip del LMS")
+    parser.add_argument("--salida", metavar="DIR", help="dónde escribir notas y retroalimentación")
+    parser.add_argument("--tiempo-celda", type=int, default=60, metavar="S", help="segundos máximos por celda (60)")
+    parser.add_argument("--tiempo-total", type=int, default=600, metavar="S", help="segundos máximos por entrega (600)")
+    parser.add_argument("--memoria-mb", type=int, default=4096, metavar="MB", help="memoria virtual máxima del kernel (4096)")
+    parser.add_argument("--sin-aislamiento", action="store_true",
+                        help="no aísla el kernel (solo para depurar: el código de los estudiantes corre con tus permisos)")
+
+
+def ejecutar(args) -> Resultado:
+    from tutor_lib.calificador import Limites, calificar_clase
+
+    for opcion in ("tiempo_celda", "tiempo_total", "memoria_mb"):
+        if getattr(args, opcion) <= 0:
+            raise ValueError(f"--{opcion.replace('_', '-')} debe ser positivo.")
+    limites = Limites(tiempo_celda=args.tiempo_celda, tiempo_total=args.tiempo_total, memoria_mb=args.memoria_mb)
+    avance = None if args.json else (lambda linea: print(linea, file=sys.stderr, flush=True))
+    datos = calificar_clase(args.asignacion, Path(args.carpeta), Path(args.salida) if args.salida else None,
+                            limites=limites, aislar=not args.sin_aislamiento, progreso=avance)
+    estudiantes = datos["estudiantes"]
+    calificados = sum(1 for e in estudiantes.values() if e["estado"] == "calificado")
+    lineas = [
+        f"{args.asignacion}: {calificados} de {len(estudiantes)} entregas calificadas (máximo {datos['maximo']:g} puntos).",
+        f"Notas: {datos['salida']}/calificaciones.csv",
+        f"Retroalimentación: {datos['salida']}/retroalimentacion/",
+    ]
+    if not datos["aislamiento"]["completo"]:
+        lineas.append("Atención: el kernel NO quedó aislado por completo (ver detalle.json y la guía del instructor).")
+    return Resultado(datos=datos, texto="\n".join(lineas), codigo=0)
