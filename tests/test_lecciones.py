@@ -41,6 +41,12 @@ def test_bienvenida_muestra_cifras_calculadas():
     _, modelo = recursos.cargar_clasificador(num_labels=2, modo="rapido")
     assert f"{recursos.contar_parametros(modelo):,} parámetros" in texto
     assert "positivas:" in texto and "negativas:" in texto
+    from tutor_lib import calificador
+
+    ejercicios = calificador.resumen_asignaciones()
+    assert len(ejercicios) == 12
+    for fila in ejercicios:
+        assert f"{fila['asignacion']:<24} {fila['automaticos']:>4g} puntos automáticos" in texto
 
 
 @pytest.mark.parametrize("ruta", LECCIONES, ids=[p.stem for p in LECCIONES])

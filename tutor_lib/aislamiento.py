@@ -205,6 +205,13 @@ def aislar(conf: dict) -> list[str]:
     logrado.append("todo de solo lectura" + (f" (salvo {', '.join(fallidos)})" if fallidos else ""))
     logrado.append("escribible: " + ", ".join(sorted(libres)))
 
+    # La carpeta actual del proceso apunta todavía a la carpeta de antes de los montajes:
+    # se vuelve a entrar por su ruta para quedar en la versión montada (escribible).
+    try:
+        os.chdir(os.getcwd())
+    except OSError:
+        os.chdir("/")
+
     # Segundo espacio: los montajes de arriba quedan bloqueados para el estudiante.
     _unshare(CLONE_NEWUSER | CLONE_NEWNS)
     _mapear_usuario(uid, gid)

@@ -655,6 +655,7 @@ def calificar_clase(asignacion: str, carpeta: Path, salida: Path | None = None, 
     import csv
     import datetime
 
+    fuente(asignacion)  # una asignación que no existe se dice antes que nada
     carpeta = Path(carpeta).resolve()
     if not carpeta.exists():
         raise FileNotFoundError(f"No existe {carpeta}.")

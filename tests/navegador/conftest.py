@@ -161,6 +161,23 @@ CUADERNOS_MINIMOS = {
 }
 
 
+#: El ejercicio que se abre ya resuelto, como lo dejaría quien estudia.
+EJERCICIO = "ej04_warmup"
+
+
+def _ejercicio_resuelto(carpeta: Path) -> None:
+    """Copia ``exercises/<EJERCICIO>`` con las celdas de solución llenas (la solución de referencia)."""
+    import nbformat
+
+    from tutor_lib.calificador import entrega_de_referencia, fuente
+
+    liberado = nbformat.read(RAIZ / "exercises" / EJERCICIO / f"{EJERCICIO}.ipynb", as_version=4)
+    resuelto = entrega_de_referencia(nbformat.read(fuente(EJERCICIO), as_version=4), liberado)
+    destino = carpeta / "exercises" / EJERCICIO
+    destino.mkdir(parents=True)
+    nbformat.write(resuelto, destino / f"{EJERCICIO}.ipynb")
+
+
 class ServidorJupyter:
     def __init__(self, url: str, token: str, carpeta: Path, proceso: subprocess.Popen, entorno: dict):
         self.url, self.token, self.carpeta, self.proceso, self.entorno = url, token, carpeta, proceso, entorno
@@ -209,6 +226,7 @@ def servidor_jupyter(tmp_path_factory):
         shutil.copy2(RAIZ / "lessons" / leccion, carpeta / "lessons" / leccion)
     for nombre, celdas in CUADERNOS_MINIMOS.items():
         (carpeta / nombre).write_text(json.dumps(_cuaderno(celdas), ensure_ascii=False), encoding="utf-8")
+    _ejercicio_resuelto(carpeta)
 
     puerto, token = _puerto_libre(), secrets.token_hex(16)
     entorno = {

@@ -1,0 +1,165 @@
+"""Las doce asignaciones: estructura, exercises/ generado por nbgrader, sin filtraciones y calificación justa.
+
+La calificación corre con nbgrader real y el kernel aislado: la solución de
+referencia saca todos los puntos automáticos, el ejercicio sin tocar saca 0 y
+cada variante de ``tests/asignaciones/<asig>.py`` (otra solución correcta,
+errores típicos) cae en su rango.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tutor_lib.calificador import CursoTemporal, Limites, entrega_de_referencia, fuente
+
+RAIZ = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(RAIZ / "scripts"))
+
+import generar_ejercicios  # noqa: E402
+
+ASIGNACIONES = sorted(p.name for p in (RAIZ / "solutions").iterdir() if p.is_dir())
+MARCAS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+
+
+def _nbg(celda) -> dict:
+    return celda.metadata.get("nbgrader", {})
+
+
+def _es_prueba(celda) -> bool:
+    return bool(_nbg(celda).get("grade")) and not _nbg(celda).get("solution")
+
+
+def _fuente(asig):
+    return nbformat.read(fuente(asig), as_version=4)
+
+
+def test_una_asignacion_por_leccion():
+    numeros = sorted(p.name[:2] for p in (RAIZ / "lessons").glob("*.ipynb") if p.name[:2] != "00")
+    assert [a[2:4] for a in ASIGNACIONES] == numeros
+    for asig in ASIGNACIONES:
+        assert re.fullmatch(r"ej\d\d_[a-z0-9_]+", asig), asig
+        assert (RAIZ / "solutions" / asig / f"{asig}.ipynb").is_file()
+
+
+@pytest.mark.parametrize("asig", ASIGNACIONES)
+def test_estructura_de_la_fuente(asig):
+    nb = _fuente(asig)
+    assert f"exercises/{asig}/{asig}.ipynb" in nb.cells[0].source, "la insignia de Colab debe abrir la versión de exercises/"
+    codigo = [c for c in nb.cells if c.cell_type == "code"]
+    assert codigo[0].source.startswith("# Preparación del entorno") and _nbg(codigo[0]).get("locked")
+    assert f'autoevaluacion.revisar("{asig}")' in codigo[-1].source
+    ids = [_nbg(c)["grade_id"] for c in nb.cells if _nbg(c).get("grade_id")]
+    assert len(ids) == len(set(ids)), "grade_id repetidos"
+    soluciones = [c for c in codigo if _nbg(c).get("solution")]
+    pruebas = [c for c in codigo if _es_prueba(c)]
+    assert len(soluciones) >= 3 and len(pruebas) >= 3, "al menos tres partes calificadas automáticamente"
+    assert any("BEGIN HIDDEN TESTS" in c.source for c in pruebas), "faltan pruebas ocultas"
+    assert all(float(_nbg(c)["points"]) > 0 for c in pruebas)
+    for celda in pruebas:
+        for nodo in ast.walk(ast.parse(celda.source)):
+            if isinstance(nodo, ast.Assert):
+                assert nodo.msg is not None, f"{_nbg(celda)['grade_id']}: todo assert lleva un mensaje en español"
+    for celda in soluciones:
+        assert "### BEGIN SOLUTION" in celda.source and "### END SOLUTION" in celda.source
+
+
+def test_exercises_es_exactamente_lo_que_genera_nbgrader():
+    with tempfile.TemporaryDirectory() as tmp:
+        generados = generar_ejercicios.generar(Path(tmp))
+        for ruta in generados:
+            asig = ruta.parent.name
+            publicada = RAIZ / "exercises" / asig / ruta.name
+            assert publicada.is_file(), f"falta exercises/{asig}: corre make ejercicios"
+            assert json.loads(publicada.read_text(encoding="utf-8")) == json.loads(ruta.read_text(encoding="utf-8")), (
+                f"exercises/{asig} no coincide con lo que genera nbgrader desde solutions/: corre make ejercicios"
+            )
+    sobrantes = {p.name for p in (RAIZ / "exercises").iterdir() if not p.name.startswith(".")} - set(ASIGNACIONES)
+    assert not sobrantes, f"exercises/ tiene carpetas sin fuente: {sobrantes}"
+    for asig in ASIGNACIONES:
+        archivos = {p.name for p in (RAIZ / "exercises" / asig).iterdir()}
+        assert archivos == {f"{asig}.ipynb"}, archivos
+
+
+def _secretas(nb) -> set[str]:
+    """Líneas de solución y de pruebas ocultas que no aparecen en ninguna otra parte de la fuente."""
+    secretas, publicas = set(), set()
+    for celda in nb.cells:
+        dentro = False
+        for linea in celda.source.splitlines():
+            if any(m in linea for m in ("BEGIN SOLUTION", "BEGIN HIDDEN TESTS")):
+                dentro = True
+            elif any(m in linea for m in ("END SOLUTION", "END HIDDEN TESTS")):
+                dentro = False
+            elif dentro:
+                secretas.add(linea.strip())
+            else:
+                publicas.add(linea.strip())
+        if _nbg(celda).get("solution") and celda.cell_type == "markdown":
+            secretas |= {l.strip() for l in celda.source.splitlines()}
+    return {l for l in secretas - publicas if len(l) >= 12}
+
+
+@pytest.mark.parametrize("asig", ASIGNACIONES)
+def test_ninguna_solucion_ni_prueba_oculta_llega_a_exercises(asig):
+    texto = (RAIZ / "exercises" / asig / f"{asig}.ipynb").read_text(encoding="utf-8")
+    for marca in MARCAS:
+        assert marca not in texto
+    publicado = "\n".join(c.source for c in nbformat.reads(texto, as_version=4).cells)
+    secretas = _secretas(_fuente(asig))
+    assert secretas, "la fuente debería tener líneas de solución"
+    filtradas = [l for l in secretas if l in publicado]
+    assert not filtradas, f"líneas secretas en exercises/{asig}: {filtradas[:5]}"
+
+
+def test_la_guia_del_instructor_lista_las_asignaciones_con_sus_puntos():
+    guia = (RAIZ / "course" / "GUIA_INSTRUCTOR.md").read_text(encoding="utf-8")
+    assert generar_ejercicios.tabla_markdown() in guia, "corre: python scripts/generar_ejercicios.py --tabla"
+
+
+def _variantes(asig) -> list[dict]:
+    ruta = RAIZ / "tests" / "asignaciones" / f"{asig}.py"
+    spec = importlib.util.spec_from_file_location(f"variantes_{asig}", ruta)
+    modulo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(modulo)
+    return list(modulo.VARIANTES)
+
+
+@pytest.mark.parametrize("asig", ASIGNACIONES)
+def test_calificacion_justa_con_nbgrader(asig, tmp_path):
+    fuente_nb = _fuente(asig)
+    variantes = _variantes(asig)
+    with CursoTemporal(asig, limites=Limites(tiempo_celda=60, tiempo_total=300)) as curso:
+        auto = sum(float(_nbg(c)["points"]) for c in curso.liberado.cells if _es_prueba(c))
+        correctas = [v for v in variantes if v["puntos"] == (auto, auto)]
+        parciales = [v for v in variantes if 0 < v["puntos"][0] and v["puntos"][1] < auto]
+        assert correctas and len(parciales) >= 2, "hacen falta una solución alternativa y dos errores típicos"
+
+        def nota(nombre, nb):
+            ruta = tmp_path / f"{nombre}.ipynb"
+            nbformat.write(nb, ruta)
+            cal = curso.calificar(nombre, ruta, retroalimentacion=False)
+            assert cal.estado == "calificado", f"{nombre}: {cal.mensaje}"
+            return cal
+
+        cal = nota("referencia", entrega_de_referencia(fuente_nb, curso.liberado))
+        detalle = [(p.id, p.puntos, p.mensaje) for p in cal.partes]
+        assert cal.puntos == auto, f"la solución de referencia no saca todo: {detalle}"
+        assert cal.aislamiento.get("completo"), cal.aislamiento
+
+        cal = nota("vacia", curso.liberado)
+        assert cal.puntos == 0, [(p.id, p.puntos) for p in cal.partes]
+        assert all(p.mensaje for p in cal.partes)
+
+        for i, v in enumerate(variantes):
+            cal = nota(f"variante{i}", entrega_de_referencia(fuente_nb, curso.liberado, v["celdas"]))
+            lo, hi = v["puntos"]
+            assert lo <= cal.puntos <= hi, (v["nombre"], cal.puntos, [(p.id, p.puntos, p.mensaje) for p in cal.partes])
