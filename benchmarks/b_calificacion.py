@@ -5,15 +5,15 @@ Una entrega = reconstruirla, ``nbgrader autograde`` con el kernel aislado y
 La clase de 30 corre ``tutor_lib.calificador.calificar_clase`` de verdad sobre
 30 carpetas con la solución de referencia. Todo se mide al correrlo.
 
-Es lento (unos 3 min por asignación para la clase de 30 en una CPU de 2
-núcleos), por eso la clase de 30 solo corre con ``TUTOR_BENCH_CLASE=1``; sin
-esa variable se mide una entrega por asignación y la fila de la clase dice que
-no se midió.
+La clase de 30 es lenta (unos 5 min por asignación en una CPU de 2 núcleos),
+por eso solo corre si se pide: ``TUTOR_BENCH_CLASE=1`` (todas) o una lista
+(``TUTOR_BENCH_CLASE=ej04_warmup,ej11_qlora``). ``TUTOR_BENCH_PROCESOS`` fija
+cuántas entregas a la vez (por omisión, la mitad de los núcleos, como
+``tutor calificar``). Las filas de clase que no se pidieron dicen «no medido».
 """
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -43,28 +43,29 @@ def _una_entrega(asig: str, carpeta: Path) -> tuple[float, float, float, Path]:
 
 def medir() -> list[tuple[str, str, str]]:
     filas = []
-    clase = os.environ.get("TUTOR_BENCH_CLASE") == "1"
+    pedido = os.environ.get("TUTOR_BENCH_CLASE", "")
+    procesos = int(os.environ.get("TUTOR_BENCH_PROCESOS", "0")) or max(1, (os.cpu_count() or 2) // 2)
     tmp = Path(tempfile.mkdtemp(prefix="bench-calificar-"))
     try:
         for asig in asignaciones():
             preparar, una, puntos, ruta = _una_entrega(asig, tmp)
             filas.append((f"calificar {asig}: 1 entrega", f"{una:.1f} s",
                           f"autograde + feedback, kernel aislado; {puntos:g} puntos; preparar el curso {preparar:.1f} s"))
-            if clase:
+            if pedido == "1" or asig in pedido.split(","):
                 entregas = tmp / f"clase_{asig}"
                 for i in range(ESTUDIANTES):
                     (entregas / f"est{i:02d}").mkdir(parents=True)
                     shutil.copy2(ruta, entregas / f"est{i:02d}" / ruta.name)
                 t = time.perf_counter()
-                datos = calificar_clase(asig, entregas, tmp / f"notas_{asig}")
+                datos = calificar_clase(asig, entregas, tmp / f"notas_{asig}", procesos=procesos)
                 total = time.perf_counter() - t
                 bien = sum(1 for e in datos["estudiantes"].values() if e["estado"] == "calificado")
                 filas.append((f"calificar {asig}: clase de {ESTUDIANTES}", f"{total:.0f} s",
-                              f"{total / ESTUDIANTES:.1f} s por entrega; {bien}/{ESTUDIANTES} calificadas; tutor calificar completo"))
+                              f"{bien}/{ESTUDIANTES} calificadas; {procesos} a la vez; con retroalimentación; "
+                              f"{os.cpu_count()} núcleos"))
             else:
                 filas.append((f"calificar {asig}: clase de {ESTUDIANTES}", "no medido",
-                              "corre con TUTOR_BENCH_CLASE=1 (tarda ~3 min por asignación)"))
+                              "pídelo con TUTOR_BENCH_CLASE=1 o una lista de asignaciones"))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    json.dumps(filas)
     return filas

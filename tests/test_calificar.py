@@ -23,7 +23,9 @@ import pytest
 from tutor_lib.calificador import CursoTemporal, Limites, entrega_de_referencia, fuente
 
 RAIZ = Path(__file__).resolve().parents[1]
-ASIG = "ej04_warmup"
+# La asignación que más rápido se califica (ver python -m benchmarks calificacion): las
+# pruebas de manipulación no dependen del tema, solo de la forma de nbgrader.
+ASIG = "ej11_qlora"
 
 
 def _nbg(celda) -> dict:
@@ -308,7 +310,7 @@ def clase(tmp_path_factory, referencia, vacia):
 def test_tutor_calificar_una_clase_completa(clase, nota_referencia):
     raiz, entregas = clase
     antes = _huellas(entregas)
-    r = tutor("calificar", ASIG, str(entregas), "--json", "--tiempo-celda", "30", "--tiempo-total", "100")
+    r = tutor("calificar", ASIG, str(entregas), "--json", "--tiempo-celda", "20", "--tiempo-total", "60", "--procesos", "2")
     assert r.returncode == 0, r.stderr[-3000:]
     datos = json.loads(r.stdout)
     assert set(datos) >= {"asignacion", "maximo", "estudiantes"}
@@ -340,7 +342,7 @@ def test_tutor_calificar_acepta_el_zip_de_un_lms(clase, nota_referencia, tmp_pat
     z = tmp_path / "entregas_moodle.zip"
     with zipfile.ZipFile(z, "w") as f:
         for quien in ("ana", "eva"):
-            f.write(entregas / quien / f"{ASIG}.ipynb", f"Tarea 4/{quien}_12345_assignsubmission_file_/{ASIG}.ipynb")
+            f.write(entregas / quien / f"{ASIG}.ipynb", f"Tarea 11/{quien}_12345_assignsubmission_file_/{ASIG}.ipynb")
     r = tutor("calificar", ASIG, str(z), "--json", "--salida", str(tmp_path / "notas"))
     assert r.returncode == 0, r.stderr[-3000:]
     est = json.loads(r.stdout)["estudiantes"]

@@ -519,10 +519,31 @@ class CursoTemporal:
         """``nbgrader generate_feedback``: el HTML que recibe el estudiante (o None si falla)."""
         try:
             fb = self._nbgrader("generate_feedback", self.asig, "--student", estudiante, "--force", tiempo=120)
-        except TimeoutError:
+        except (TimeoutError, RuntimeError):
             return None
         html = self.curso / "feedback" / estudiante / self.asig / f"{self.asig}.html"
         return str(html) if fb.returncode == 0 and html.is_file() else None
+
+    def retroalimentacion_de_todos(self, estudiantes: list[str]) -> dict[str, Path]:
+        """``nbgrader generate_feedback`` una sola vez para todos los ``estudiantes`` calificados.
+
+        Las carpetas autocalificadas de quien no quedó calificado (tiempo agotado,
+        error) se quitan antes, para que nbgrader no use un notebook a medias.
+        """
+        if not estudiantes:
+            return {}
+        for carpeta in (self.curso / "autograded").glob("*"):
+            if carpeta.name not in estudiantes:
+                shutil.rmtree(carpeta, ignore_errors=True)
+        try:
+            self._nbgrader("generate_feedback", self.asig, "--force", tiempo=60 + 10 * len(estudiantes))
+        except (TimeoutError, RuntimeError):
+            pass  # se intenta abajo una por una
+        html = {e: self.curso / "feedback" / e / self.asig / f"{self.asig}.html" for e in estudiantes}
+        faltan = [e for e, ruta in html.items() if not ruta.is_file()]
+        for e in faltan:  # si la llamada de todos falló, una por una
+            self._retroalimentacion(e)
+        return {e: ruta for e, ruta in html.items() if ruta.is_file()}
 
     def maximo(self) -> float:
         return float(sum(_nbg(c).get("points", 0) for c in self.liberado.cells if _nbg(c).get("grade")))
@@ -646,12 +667,16 @@ def entregas_de_carpeta(carpeta: Path, asignacion: str) -> list[EntregaEncontrad
 
 
 def calificar_clase(asignacion: str, carpeta: Path, salida: Path | None = None, limites: Limites | None = None,
-                    aislar: bool = True, progreso=None) -> dict:
+                    aislar: bool = True, progreso=None, procesos: int | None = None) -> dict:
     """Califica todas las entregas de ``carpeta`` (o de un zip); escribe CSV, JSON y retroalimentación.
 
     Una entrega rota, manipulada o que no termina se marca con su estado y las
-    demás se califican igual. Las entregas originales no se tocan.
+    demás se califican igual. Las entregas originales no se tocan. ``procesos``
+    entregas se califican a la vez (por omisión, la mitad de los núcleos); la
+    retroalimentación HTML se genera al final con una sola llamada a nbgrader.
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     import csv
     import datetime
 
@@ -683,22 +708,27 @@ def calificar_clase(asignacion: str, carpeta: Path, salida: Path | None = None, 
         resultados: dict[str, Calificacion] = {}
         with CursoTemporal(asignacion, limites=limites, aislar=aislar,
                            ocultar_extra=[carpeta, raiz_entregas, salida]) as curso:
-            for e in entregas:
+            def una(e: EntregaEncontrada) -> Calificacion:
                 if e.ruta is None:
-                    cal = Calificacion(asignacion, e.id, "sin entrega", 0.0, curso.maximo(), e.problema.capitalize() + ".")
-                else:
-                    try:
-                        cal = curso.calificar(e.id, e.ruta)
-                    except Exception as exc:  # una entrega nunca detiene a la clase
-                        cal = Calificacion(asignacion, e.id, "error", 0.0, curso.maximo(),
-                                           f"Falla inesperada al calificar: {type(exc).__name__}: {exc}")
-                resultados[e.id] = cal
-                if cal.retroalimentacion:
-                    destino = salida / "retroalimentacion" / e.id
-                    destino.mkdir(parents=True, exist_ok=True)
-                    shutil.copy2(cal.retroalimentacion, destino / f"{asignacion}.html")
-                if progreso:
-                    progreso(f"{e.id:<24} {cal.estado:<15} {cal.puntos:g}/{cal.maximo:g}  {cal.mensaje}")
+                    return Calificacion(asignacion, e.id, "sin entrega", 0.0, curso.maximo(), e.problema.capitalize() + ".")
+                try:
+                    return curso.calificar(e.id, e.ruta, retroalimentacion=False)
+                except Exception as exc:  # una entrega nunca detiene a la clase
+                    return Calificacion(asignacion, e.id, "error", 0.0, curso.maximo(),
+                                        f"Falla inesperada al calificar: {type(exc).__name__}: {exc}")
+
+            procesos = max(1, procesos or (os.cpu_count() or 2) // 2)
+            with ThreadPoolExecutor(max_workers=procesos) as grupo:
+                for e, cal in zip(entregas, grupo.map(una, entregas)):
+                    resultados[e.id] = cal
+                    if progreso:
+                        progreso(f"{e.id:<24} {cal.estado:<15} {cal.puntos:g}/{cal.maximo:g}  {cal.mensaje}")
+            for id_, html in curso.retroalimentacion_de_todos(
+                    [i for i, c in resultados.items() if c.estado == "calificado"]).items():
+                destino = salida / "retroalimentacion" / id_
+                destino.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(html, destino / f"{asignacion}.html")
+                resultados[id_].retroalimentacion = str(destino / f"{asignacion}.html")
             maximo = curso.maximo()
             shutil.copy2(curso.privado / "gradebook.db", salida / "gradebook.db")
             aislamientos = [c.aislamiento for c in resultados.values() if c.aislamiento]

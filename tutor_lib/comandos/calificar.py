@@ -30,6 +30,8 @@ def configurar(parser) -> None:
     parser.add_argument("--tiempo-celda", type=int, default=60, metavar="S", help="segundos máximos por celda (60)")
     parser.add_argument("--tiempo-total", type=int, default=600, metavar="S", help="segundos máximos por entrega (600)")
     parser.add_argument("--memoria-mb", type=int, default=4096, metavar="MB", help="memoria virtual máxima del kernel (4096)")
+    parser.add_argument("--procesos", type=int, default=0, metavar="N",
+                        help="entregas que se califican a la vez (por omisión, la mitad de los núcleos)")
     parser.add_argument("--sin-aislamiento", action="store_true",
                         help="no aísla el kernel (solo para depurar: el código de los estudiantes corre con tus permisos)")
 
@@ -37,13 +39,16 @@ def configurar(parser) -> None:
 def ejecutar(args) -> Resultado:
     from tutor_lib.calificador import Limites, calificar_clase
 
+    if args.procesos < 0:
+        raise ValueError("--procesos debe ser 0 (automático) o un número positivo.")
     for opcion in ("tiempo_celda", "tiempo_total", "memoria_mb"):
         if getattr(args, opcion) <= 0:
             raise ValueError(f"--{opcion.replace('_', '-')} debe ser positivo.")
     limites = Limites(tiempo_celda=args.tiempo_celda, tiempo_total=args.tiempo_total, memoria_mb=args.memoria_mb)
     avance = None if args.json else (lambda linea: print(linea, file=sys.stderr, flush=True))
     datos = calificar_clase(args.asignacion, Path(args.carpeta), Path(args.salida) if args.salida else None,
-                            limites=limites, aislar=not args.sin_aislamiento, progreso=avance)
+                            limites=limites, aislar=not args.sin_aislamiento, progreso=avance,
+                            procesos=args.procesos or None)
     estudiantes = datos["estudiantes"]
     calificados = sum(1 for e in estudiantes.values() if e["estado"] == "calificado")
     lineas = [
