@@ -34,7 +34,6 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-import resource
 import signal
 import sys
 from pathlib import Path
@@ -126,6 +125,8 @@ def _puntos_de_montaje() -> list[str]:
 
 def limites(conf: dict) -> None:
     """Límites del proceso del kernel (los heredan sus hijos)."""
+    import resource
+
     pares = {
         "memoria_mb": (resource.RLIMIT_AS, 2**20),
         "cpu_s": (resource.RLIMIT_CPU, 1),
@@ -235,6 +236,11 @@ def rutas_necesarias() -> list[str]:
 def entorno_limpio(conf: dict) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not any(s in k.upper() for s in _SECRETOS) and k != VARIABLE}
     tmp = conf.get("tmp", "/tmp")
+    # Pocos hilos por kernel: menos memoria virtual reservada (el límite es de memoria
+    # virtual) y varios estudiantes pueden calificarse a la vez sin pelear por la CPU.
+    env.setdefault("OMP_NUM_THREADS", "2")
+    env.setdefault("MKL_NUM_THREADS", "2")
+    env.setdefault("MALLOC_ARENA_MAX", "2")
     env.update(
         TMPDIR=tmp,
         MPLCONFIGDIR=str(Path(tmp) / "matplotlib"),
@@ -280,14 +286,17 @@ def _ejecutar_como_init(argv: list[str], env: dict[str, str]) -> None:
 def main(argv: list[str]) -> None:
     if not argv:
         sys.exit("uso: python -m tutor_lib.aislamiento PROGRAMA [ARGUMENTOS...]")
-    _morir_con_el_padre()
     conf = json.loads(os.environ.get(VARIABLE, "{}"))
     informe: dict = {"limites": {k: conf.get(k) for k in ("memoria_mb", "cpu_s", "archivo_mb")}, "pid": os.getpid()}
-    limites(conf)
+    try:
+        _morir_con_el_padre()
+        limites(conf)
+    except (OSError, ValueError, AttributeError, ImportError) as exc:
+        informe["limites_error"] = f"no se pudieron fijar todos los límites: {exc}"
     try:
         informe["protecciones"] = aislar(conf) if conf.get("espacios", True) else []
         informe["completo"] = bool(informe["protecciones"])
-    except OSError as exc:
+    except (OSError, AttributeError) as exc:
         informe["protecciones"] = []
         informe["completo"] = False
         informe["error"] = f"el sistema no permitió aislar el kernel ({exc}); corre solo con límites"

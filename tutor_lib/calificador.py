@@ -362,8 +362,7 @@ c.CourseDirectory.feedback_directory = "feedback"
 c.CourseDirectory.db_url = {db!r}
 c.Execute.timeout = {tiempo_celda}
 c.Execute.interrupt_on_timeout = True
-c.KernelManager.transport = "ipc"
-'''
+{transporte}'''
 
 
 class CursoTemporal:
@@ -385,7 +384,9 @@ class CursoTemporal:
         self.asig = asignacion
         self.origen = fuente(asignacion, self.raiz_repo)
         self.limites = limites or Limites()
-        self.aislar = aislar
+        # El aislamiento usa espacios de nombres de Linux; en macOS o Windows se califica sin él
+        # (y el informe lo dice).
+        self.aislar = aislar and sys.platform.startswith("linux")
         self.ocultar_extra = [Path(p).resolve() for p in (ocultar_extra or [])]
         self.D = Path(tempfile.mkdtemp(prefix=f"tutor-{asignacion}-")).resolve()
         self.privado = self.D / "privado"
@@ -402,12 +403,14 @@ class CursoTemporal:
                 fuente=str(self.privado / "fuente"),
                 db=f"sqlite:///{self.privado / 'gradebook.db'}",
                 tiempo_celda=self.limites.tiempo_celda,
+                # sockets de archivo: el kernel aislado vive en otro espacio de red
+                transporte='c.KernelManager.transport = "ipc"\n' if self.aislar else "",
             )
         )
         kernel = self.D / "jupyter" / "kernels" / "python3"
         kernel.mkdir(parents=True)
         argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-        if aislar:
+        if self.aislar:
             argv = [sys.executable, "-m", "tutor_lib.aislamiento", *argv]
         (kernel / "kernel.json").write_text(
             json.dumps({"argv": argv, "display_name": "Python 3 (calificación)", "language": "python"})
@@ -458,7 +461,7 @@ class CursoTemporal:
     def _nbgrader(self, *args: str, tiempo: int, estudiante: str | None = None) -> subprocess.CompletedProcess:
         """Corre ``nbgrader`` en su propio grupo de procesos; lo mata entero si se pasa de tiempo."""
         extra = []
-        if estudiante is not None:
+        if estudiante is not None and self.aislar:
             # Sockets del kernel como archivos (ipc) en su carpeta de ejecución: funcionan
             # aunque el kernel esté en otro espacio de red.
             extra = [f"--KernelManager.ip={self.D / 'ejecucion' / estudiante / 'kernel'}"]
@@ -572,7 +575,9 @@ class CursoTemporal:
     def _informe_aislamiento(self, estudiante: str) -> dict:
         ruta = self.D / "ejecucion" / estudiante / "aislamiento.json"
         if not self.aislar:
-            return {"completo": False, "protecciones": [], "error": "calificación sin aislamiento (pedido explícito)"}
+            motivo = ("calificación sin aislamiento (pedido explícito)" if sys.platform.startswith("linux")
+                      else "el aislamiento solo existe en Linux: aquí el kernel corre con tus permisos")
+            return {"completo": False, "protecciones": [], "error": motivo}
         try:
             return json.loads(ruta.read_text())
         except (OSError, json.JSONDecodeError):
