@@ -225,6 +225,8 @@ res["escribir_home"] = intento(lambda: open(os.path.expanduser("~/atacante.txt")
 res["tocar_victima"] = intento(lambda: open(RUTA_VICTIMA, "w").write("{}") and None)
 res["borrar_victima"] = intento(lambda: os.remove(RUTA_VICTIMA))
 res["leer_entregas"] = intento(lambda: os.listdir(RUTA_ENTREGAS) or None)
+res["leer_git"] = intento(lambda: open(RUTA_REPO + "/.git/HEAD").read())
+res["leer_variantes"] = intento(lambda: open(RUTA_REPO + "/tests/asignaciones/" + ASIG + ".py").read()[:40])
 res["token"] = os.environ.get("HF_TOKEN", "no está")
 res["escribir_propia"] = intento(lambda: open("propio.txt", "w").write("ok") and None)
 print("ATAQUE=" + json.dumps(res))
@@ -244,6 +246,7 @@ def test_el_codigo_del_estudiante_queda_aislado(curso, referencia, tmp_path, mon
         "RUTA_REPO": str(RAIZ),
         "RUTA_VICTIMA": str(ruta_victima),
         "RUTA_ENTREGAS": str(curso.curso / "submitted"),
+        "ASIG": ASIG,
     }
     codigo = "\n".join(f"{k} = {v!r}" for k, v in rutas.items()) + ATAQUE
     nb["cells"].insert(3, json.loads(json.dumps(nbformat.v4.new_code_cell(codigo))))
@@ -258,7 +261,7 @@ def test_el_codigo_del_estudiante_queda_aislado(curso, referencia, tmp_path, mon
     linea = next(l for l in salida.splitlines() if l.startswith("ATAQUE="))
     res = json.loads(linea.removeprefix("ATAQUE="))
     for clave in ("red", "leer_solucion", "leer_libreta", "listar_fuente_privada", "escribir_repo",
-                  "escribir_home", "tocar_victima", "borrar_victima", "leer_entregas"):
+                  "escribir_home", "tocar_victima", "borrar_victima", "leer_entregas", "leer_git", "leer_variantes"):
         assert not res[clave].startswith("PUDO"), (clave, res[clave])
     assert res["red"] == "OSError:101", res["red"]  # ENETUNREACH: no hay ninguna interfaz con salida
     assert res["interfaces"] == ["lo"], res["interfaces"]

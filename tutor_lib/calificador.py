@@ -444,10 +444,14 @@ class CursoTemporal:
             env[aislamiento.VARIABLE] = json.dumps({
                 "escribibles": [str(trabajo), str(ejec)],
                 "visibles": aislamiento.rutas_necesarias(),
-                "tapar": [str(Path.home())],
+                # La carpeta personal y el repositorio se vacían; solo reaparece lo necesario
+                # (tutor_lib, el entorno de Python). Si algo los vuelve visibles, igual se tapan
+                # las soluciones, las variantes de las pruebas y la historia de git.
+                "tapar": [str(Path.home()), str(self.raiz_repo)],
                 "ocultar": [
                     str(self.privado), str(self.curso / "submitted"), str(self.curso / "feedback"),
-                    *map(str, otros), str(self.raiz_repo / "solutions"), str(self.raiz_repo / "course"),
+                    *map(str, otros),
+                    *(str(self.raiz_repo / d) for d in ("solutions", "course", "tests", ".git")),
                     *map(str, self.ocultar_extra),
                 ],
                 "memoria_mb": self.limites.memoria_mb,
