@@ -143,7 +143,8 @@ def _abrir(ruta: str) -> int:
     return os.open(ruta, os.O_PATH | os.O_DIRECTORY)
 
 
-def _dentro(ruta: Path, base: Path) -> bool:
+def dentro_de(ruta: Path, base: Path) -> bool:
+    """¿``ruta`` es ``base`` o está debajo de ella? (lo usa también el calificador)"""
     return ruta == base or base in ruta.parents
 
 
@@ -172,7 +173,7 @@ def aislar(conf: dict) -> list[str]:
     fds = {p: _abrir(str(p)) for p in reaparecen if p.is_dir()}
 
     def tapar(ruta: Path) -> bool:
-        if any(_dentro(w, ruta) for w in escribibles):
+        if any(dentro_de(w, ruta) for w in escribibles):
             return False
         if ruta.is_dir():
             _mount("tmpfs", str(ruta), "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755")

@@ -238,6 +238,19 @@ def entrega_de_referencia(fuente_nb, liberado, reemplazos: dict[str, str] | None
     return nb
 
 
+def puntos(nb) -> tuple[float, float]:
+    """(puntos automáticos, puntos a mano) de un notebook de nbgrader, según sus metadatos."""
+    auto = manual = 0.0
+    for c in nb.cells:
+        meta = _nbg(c)
+        if meta.get("grade"):
+            if meta.get("solution"):
+                manual += float(meta.get("points", 0))
+            else:
+                auto += float(meta.get("points", 0))
+    return auto, manual
+
+
 def leer_entrega(ruta: Path) -> dict:
     """El notebook de un estudiante como dict; ``ValueError`` en español si no lo es."""
     try:
@@ -514,10 +527,10 @@ class CursoTemporal:
                 aislamiento=self._informe_aislamiento(estudiante), **base,
             )
         retro = self._retroalimentacion(estudiante) if retroalimentacion else None
-        partes, puntos, pendiente = self._partes(estudiante, nbformat.read(autocalificado, as_version=4))
+        partes, obtenidos, pendiente = self._partes(estudiante, nbformat.read(autocalificado, as_version=4))
         return Calificacion(
-            asignacion=self.asig, estudiante=estudiante, estado="calificado", puntos=puntos,
-            maximo=base["maximo"], mensaje=f"{_num(puntos)} de {_num(base['maximo'])} puntos.",
+            asignacion=self.asig, estudiante=estudiante, estado="calificado", puntos=obtenidos,
+            maximo=base["maximo"], mensaje=f"{_num(obtenidos)} de {_num(base['maximo'])} puntos.",
             partes=partes, avisos=avisos, pendiente_manual=pendiente,
             aislamiento=self._informe_aislamiento(estudiante), retroalimentacion=retro,
         )
@@ -553,7 +566,7 @@ class CursoTemporal:
         return {e: ruta for e, ruta in html.items() if ruta.is_file()}
 
     def maximo(self) -> float:
-        return float(sum(_nbg(c).get("points", 0) for c in self.liberado.cells if _nbg(c).get("grade")))
+        return sum(puntos(self.liberado))
 
     def _partes(self, estudiante: str, autocalificado) -> tuple[list[Parte], float, float]:
         from nbgrader.api import Gradebook
@@ -569,7 +582,7 @@ class CursoTemporal:
                     pendiente += float(g.max_score)
                     partes[g.name] = Parte(g.name, None, float(g.max_score),
                                            "Respuesta escrita: la califica una persona (tu instructor, o tú con la pauta).")
-                elif g.cell.cell_type == "markdown" or _es_solucion_calificada(g):
+                elif g.cell.cell_type == "markdown":
                     partes[g.name] = Parte(g.name, float(g.score), float(g.max_score),
                                            "Respuesta escrita vacía." if g.score == 0 else "Respuesta escrita calificada.")
                 else:
@@ -586,13 +599,6 @@ class CursoTemporal:
             return json.loads(ruta.read_text())
         except (OSError, json.JSONDecodeError):
             return {"completo": False, "protecciones": [], "error": "el kernel no llegó a arrancar"}
-
-
-def _es_solucion_calificada(g) -> bool:
-    try:
-        return bool(g.cell.solution) if hasattr(g.cell, "solution") else False
-    except Exception:  # pragma: no cover - depende de la versión de nbgrader
-        return False
 
 
 def _num(x: float) -> str:
@@ -628,7 +634,7 @@ def _extraer_zip(zip_ruta: Path, destino: Path) -> Path:
         with zipfile.ZipFile(zip_ruta) as z:
             for info in z.infolist():
                 objetivo = (destino / info.filename).resolve()
-                if not _dentro_de(objetivo, destino.resolve()) or info.filename.startswith("/"):
+                if not aislamiento.dentro_de(objetivo, destino.resolve()) or info.filename.startswith("/"):
                     raise ValueError(f"El zip trae una ruta peligrosa: {info.filename!r}; no lo extraigo.")
                 if info.file_size > 200 * 2**20:
                     raise ValueError(f"El zip trae un archivo de más de 200 MB ({info.filename!r}).")
@@ -640,10 +646,6 @@ def _extraer_zip(zip_ruta: Path, destino: Path) -> Path:
     if len(hijos) == 1 and hijos[0].is_dir() and not list(hijos[0].glob("*.ipynb")):
         return hijos[0]
     return destino
-
-
-def _dentro_de(ruta: Path, base: Path) -> bool:
-    return ruta == base or base in ruta.parents
 
 
 def entregas_de_carpeta(carpeta: Path, asignacion: str) -> list[EntregaEncontrada]:
@@ -695,7 +697,7 @@ def calificar_clase(asignacion: str, carpeta: Path, salida: Path | None = None, 
         raise FileNotFoundError(f"No existe {carpeta}.")
     base = carpeta.with_suffix("") if carpeta.is_file() else carpeta
     salida = Path(salida).resolve() if salida else base.parent / f"calificaciones_{asignacion}"
-    if _dentro_de(salida, carpeta):
+    if aislamiento.dentro_de(salida, carpeta):
         raise ValueError("La carpeta de salida no puede estar dentro de la carpeta de entregas.")
     if salida.exists() and any(salida.iterdir()):
         # Nada se pierde: la corrida anterior queda a un lado con su fecha.
@@ -784,7 +786,6 @@ def resumen_asignaciones(raiz: Path | None = None) -> list[dict]:
         if not ruta.is_file():
             continue
         nb = nbformat.read(ruta, as_version=4)
-        auto = sum(float(_nbg(c).get("points", 0)) for c in nb.cells if _nbg(c).get("grade") and not _nbg(c).get("solution"))
-        manual = sum(float(_nbg(c).get("points", 0)) for c in nb.cells if _nbg(c).get("grade") and _nbg(c).get("solution"))
+        auto, manual = puntos(nb)
         filas.append({"asignacion": asig, "ruta": str(ruta.relative_to(raiz)), "automaticos": auto, "a_mano": manual})
     return filas
