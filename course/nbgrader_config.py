@@ -50,3 +50,16 @@ c.LimitOutput.max_traceback = 50
 
 # Nunca se calificará con una versión de las pruebas distinta a la de la fuente.
 c.Execute.execute_retries = 0
+
+# Las celdas de prueba corren en el proceso del juez, no en el kernel del estudiante
+# (tutor_lib/juez): es el Execute de nbgrader con las pruebas aparte; lo demás de
+# autograde queda como lo trae nbgrader.
+c.Autograde.autograde_preprocessors = [
+    "tutor_lib.juez.ejecutor.EjecutarConJuez",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]

@@ -388,7 +388,13 @@ class CursoTemporal:
         D/curso/nbgrader_config.py             esta configuración
         D/curso/{liberado,submitted,autograded,feedback}/...
         D/jupyter/kernels/python3/kernel.json  kernel que pasa por tutor_lib.aislamiento
-        D/ejecucion/<estudiante>/              sockets del kernel e informe de aislamiento
+        D/trabajo/<estudiante>/                carpeta de trabajo del kernel (la única escribible)
+        D/ejecucion/<estudiante>/              archivo de conexión y sockets del kernel
+        D/juez/<estudiante>/                   carpeta del proceso del juez (el kernel no la ve)
+        D/privado/informes/<estudiante>.json   informe de aislamiento (el kernel no lo ve)
+
+    El kernel solo puede escribir en su carpeta de trabajo y en la de sus sockets:
+    nbgrader nunca escribe, recorre ni cambia permisos en ninguna de las dos.
     """
 
     def __init__(self, asignacion: str, limites: Limites | None = None, aislar: bool = True,
@@ -448,10 +454,9 @@ class CursoTemporal:
         # nbgrader llama a «alembic» por nombre: el bin del entorno debe ir primero en PATH.
         env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
         if estudiante is not None:
-            ejec = self.D / "ejecucion" / estudiante
-            ejec.mkdir(parents=True, exist_ok=True)
-            trabajo = self.curso / "autograded" / estudiante / self.asig
-            otros = [p for p in (self.curso / "autograded").glob("*") if p.name != estudiante]
+            ejec, trabajo, juez = self._carpetas(estudiante)
+            (self.privado / "informes").mkdir(parents=True, exist_ok=True)
+            (self.privado / "informes" / f"{estudiante}.json").unlink(missing_ok=True)
             env["JUPYTER_RUNTIME_DIR"] = str(ejec)
             env["TMPDIR"] = str(ejec)  # ahí deja nbclient el archivo de conexión del kernel
             env[aislamiento.VARIABLE] = json.dumps({
@@ -460,28 +465,41 @@ class CursoTemporal:
                 # La carpeta personal y el repositorio se vacían; solo reaparece lo necesario
                 # (tutor_lib, el entorno de Python). Si algo los vuelve visibles, igual se tapan
                 # las soluciones, las variantes de las pruebas y la historia de git.
-                "tapar": [str(Path.home()), str(self.raiz_repo)],
+                # y la carpeta temporal de esta calificación entera: de ella reaparecen solo las
+                # dos carpetas escribibles de este estudiante.
+                "tapar": [str(Path.home()), str(self.raiz_repo), str(self.D)],
                 "ocultar": [
-                    str(self.privado), str(self.curso / "submitted"), str(self.curso / "feedback"),
-                    *map(str, otros),
+                    str(self.privado), str(self.curso), str(self.D / "juez"),
                     *(str(self.raiz_repo / d) for d in ("solutions", "course", "tests", ".git")),
                     *map(str, self.ocultar_extra),
                 ],
                 "memoria_mb": self.limites.memoria_mb,
                 "cpu_s": self.limites.cpu_s,
                 "archivo_mb": self.limites.archivo_mb,
-                "informe": str(ejec / "aislamiento.json"),
+                "informe": str(self.privado / "informes" / f"{estudiante}.json"),
                 "tmp": "/tmp",
             })
         return env
 
+    def _carpetas(self, estudiante: str) -> tuple[Path, Path, Path]:
+        """(sockets, trabajo, juez) de ``estudiante``: nuevas y vacías en cada calificación."""
+        carpetas = tuple(self.D / nombre / estudiante for nombre in ("ejecucion", "trabajo", "juez"))
+        for c in carpetas:
+            if c.is_symlink() or c.exists():
+                shutil.rmtree(c) if c.is_dir() and not c.is_symlink() else c.unlink()
+            c.mkdir(parents=True, mode=0o700)
+        return carpetas
+
     def _nbgrader(self, *args: str, tiempo: int, estudiante: str | None = None) -> subprocess.CompletedProcess:
         """Corre ``nbgrader`` en su propio grupo de procesos; lo mata entero si se pasa de tiempo."""
         extra = []
+        if estudiante is not None:
+            extra = [f"--EjecutarConJuez.carpeta_trabajo={self.D / 'trabajo' / estudiante}",
+                     f"--EjecutarConJuez.carpeta_juez={self.D / 'juez' / estudiante}"]
         if estudiante is not None and self.aislar:
             # Sockets del kernel como archivos (ipc) en su carpeta de ejecución: funcionan
             # aunque el kernel esté en otro espacio de red.
-            extra = [f"--KernelManager.ip={self.D / 'ejecucion' / estudiante / 'kernel'}"]
+            extra.append(f"--KernelManager.ip={self.D / 'ejecucion' / estudiante / 'kernel'}")
         proc = subprocess.Popen(
             [sys.executable, "-m", "nbgrader", *args, *extra],
             cwd=self.curso, env=self._entorno(estudiante), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -590,7 +608,7 @@ class CursoTemporal:
         return [partes[n] for n in orden if n in partes], total, pendiente
 
     def _informe_aislamiento(self, estudiante: str) -> dict:
-        ruta = self.D / "ejecucion" / estudiante / "aislamiento.json"
+        ruta = self.privado / "informes" / f"{estudiante}.json"
         if not self.aislar:
             motivo = ("calificación sin aislamiento (pedido explícito)" if sys.platform.startswith("linux")
                       else "el aislamiento solo existe en Linux: aquí el kernel corre con tus permisos")

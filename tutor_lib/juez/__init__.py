@@ -1,0 +1,29 @@
+"""El juez: las pruebas corren en un proceso aparte del código del estudiante.
+
+Calificar es ejecutar código ajeno. Si las pruebas corrieran en el mismo
+kernel que las soluciones, una celda del estudiante podría cambiar cómo se
+ejecutan (transformadores de IPython, ``assert`` o funciones de biblioteca
+parcheadas, objetos cuya comparación siempre da verdadero). Por eso, al
+calificar (:mod:`tutor_lib.calificador`):
+
+* las celdas del estudiante y las celdas bloqueadas corren en su **kernel
+  aislado** (:mod:`tutor_lib.aislamiento`);
+* las celdas de prueba corren en el **proceso del juez**
+  (:mod:`tutor_lib.juez.proceso`), que el código del estudiante no puede ver
+  ni tocar; las celdas bloqueadas que empiezan con :data:`MARCA_COMPARTIDA`
+  (importaciones y ayudas de la consigna) corren en los dos;
+* entre los dos procesos solo pasan datos planos
+  (:mod:`tutor_lib.juez.datos`), pedidos con :data:`alumno`
+  (:mod:`tutor_lib.juez.puente`);
+* nbgrader sigue debajo: :class:`tutor_lib.juez.ejecutor.EjecutarConJuez`
+  reemplaza a su preprocesador ``Execute`` en ``nbgrader autograde``.
+
+En tu propio notebook las pruebas visibles corren en tu kernel con la misma
+interfaz, así que ves los mismos mensajes que verá el juez.
+"""
+
+from tutor_lib.juez.puente import Alumno, ErrorDelAlumno, alumno
+
+MARCA_COMPARTIDA = "# Celda compartida"
+
+__all__ = ["Alumno", "ErrorDelAlumno", "MARCA_COMPARTIDA", "alumno"]

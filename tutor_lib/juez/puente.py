@@ -1,0 +1,160 @@
+"""El puente: cómo una prueba le pide algo al código del estudiante.
+
+Una celda de prueba nunca toca un objeto del estudiante. Le pide a su
+proceso que ejecute un trozo de código y le devuelva el resultado como dato
+plano (:mod:`tutor_lib.juez.datos`)::
+
+    from tutor_lib.juez import alumno
+
+    total = alumno.llamar("pasos_totales", 1000, 16, 1, 3)      # un int de verdad
+    nombres = alumno.ejecutar('''
+    modelo = bert_diminuto()
+    [n for n, _ in modelo.named_parameters()]
+    ''')                                                       # una lista de str
+
+* ``ejecutar(codigo, **valores)`` corre ``codigo`` en una copia del espacio
+  de nombres del notebook del estudiante (sus funciones y variables), con
+  ``valores`` (datos planos) como variables, y devuelve el valor de la última
+  expresión;
+* ``llamar(nombre, *args, **kwargs)`` llama a una función del estudiante;
+* ``existe(nombre)`` dice si el estudiante definió ``nombre``.
+
+Si el código del estudiante lanza una excepción, ``alumno`` la vuelve a lanzar
+en la prueba con el mismo tipo cuando es una excepción común de Python
+(``NotImplementedError``, ``TypeError``...) y como :class:`ErrorDelAlumno`
+si no; su mensaje llega como texto.
+
+Hay dos formas de transporte, con la misma conversión a datos planos:
+
+* **en tu notebook** (JupyterLab, Colab), las pruebas visibles corren en tu
+  propio kernel: ``alumno`` ejecuta el código ahí mismo, pasando el resultado
+  por la codificación para que veas lo mismo que verá el juez;
+* **al calificar**, las pruebas corren en el proceso del juez, y ``alumno``
+  manda cada pedido a tu kernel aislado (:mod:`tutor_lib.juez.ejecutor`).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import json
+import sys
+
+from tutor_lib.juez import datos
+
+MIME = "application/x-tutor-juez+json"
+
+# Excepciones que se vuelven a lanzar con su tipo (el resto, como ErrorDelAlumno).
+_CONOCIDAS = {
+    nombre: getattr(builtins, nombre)
+    for nombre in (
+        "NotImplementedError", "NameError", "TypeError", "ValueError", "AttributeError", "KeyError",
+        "IndexError", "ZeroDivisionError", "RuntimeError", "AssertionError", "RecursionError",
+        "MemoryError", "UnboundLocalError", "OverflowError", "ImportError", "ModuleNotFoundError",
+        "StopIteration", "LookupError", "ArithmeticError", "FloatingPointError",
+    )
+}
+
+
+class ErrorDelAlumno(Exception):
+    """El código del estudiante lanzó una excepción que no es de las comunes."""
+
+
+def _ejecutar_en(espacio: dict, codigo: str, valores: dict):
+    """Corre ``codigo`` en una copia de ``espacio`` y devuelve su última expresión."""
+    arbol = ast.parse(codigo, "<prueba>", "exec")
+    local = dict(espacio)
+    local.update(valores)
+    ultima = None
+    if arbol.body and isinstance(arbol.body[-1], ast.Expr):
+        ultima = ast.Expression(arbol.body.pop().value)
+    exec(compile(arbol, "<prueba>", "exec"), local)
+    return eval(compile(ultima, "<prueba>", "eval"), local) if ultima is not None else None
+
+
+def responder(pedido: str, espacio: dict | None = None) -> str:
+    """Lado del estudiante: atiende un pedido (JSON) y devuelve la respuesta (JSON).
+
+    La respuesta es ``{"valor": <dato codificado>}`` o ``{"error": {"ename", "evalue"}}``.
+    """
+    if espacio is None:
+        espacio = sys.modules["__main__"].__dict__
+    try:
+        contenido = json.loads(pedido)
+        valores = datos.decodificar(contenido["valores"])
+        resultado = _ejecutar_en(espacio, contenido["codigo"], valores)
+        return json.dumps({"valor": datos.codificar(resultado)})
+    except BaseException as exc:  # noqa: BLE001 — todo error del estudiante se informa como dato
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)) and not isinstance(exc, Exception):
+            nombre = type(exc).__name__
+        else:
+            nombre = type(exc).__name__
+        try:
+            mensaje = str(exc)
+        except BaseException:  # noqa: BLE001 — un __str__ hostil
+            mensaje = ""
+        return json.dumps({"error": {"ename": nombre[:100], "evalue": mensaje[:2000]}})
+
+
+def publicar(pedido: str) -> None:
+    """Lado del estudiante al calificar: responde y publica la respuesta como salida del kernel."""
+    from IPython.display import publish_display_data
+
+    publish_display_data({MIME: responder(pedido)})
+
+
+def interpretar(respuesta: str):
+    """Lado del juez: el valor de una respuesta, o la excepción del estudiante lanzada de nuevo."""
+    try:
+        contenido = json.loads(respuesta)
+    except (TypeError, json.JSONDecodeError):
+        raise ErrorDelAlumno("La respuesta de tu kernel llegó dañada.") from None
+    if type(contenido) is not dict:
+        raise ErrorDelAlumno("La respuesta de tu kernel llegó dañada.")
+    if "error" in contenido:
+        error = contenido["error"] if type(contenido["error"]) is dict else {}
+        nombre, mensaje = str(error.get("ename", "Error")), str(error.get("evalue", ""))
+        if nombre == "DatoNoPlano":
+            raise TypeError(mensaje)
+        if nombre in ("TiempoAgotado", "TimeoutError"):
+            raise TimeoutError(mensaje)
+        clase = _CONOCIDAS.get(nombre)
+        if clase is not None:
+            raise clase(mensaje)
+        raise ErrorDelAlumno(f"Tu código lanzó {nombre}: {mensaje}")
+    try:
+        return datos.decodificar(contenido.get("valor"))
+    except datos.DatoInvalido as exc:
+        raise ErrorDelAlumno(f"Tu kernel devolvió algo que no es un dato plano válido ({exc}).") from None
+
+
+class _Local:
+    """Transporte en el propio kernel del estudiante (pruebas visibles en su notebook)."""
+
+    def pedir(self, pedido: str) -> str:
+        return responder(pedido)
+
+
+class Alumno:
+    """El código del estudiante visto desde una prueba (ver la documentación del módulo)."""
+
+    def __init__(self):
+        self.transporte = _Local()
+
+    def ejecutar(self, codigo: str, **valores):
+        """Corre ``codigo`` con el código del estudiante y devuelve su última expresión como dato plano."""
+        pedido = json.dumps({"codigo": codigo, "valores": datos.codificar(valores)})
+        return interpretar(self.transporte.pedir(pedido))
+
+    def llamar(self, nombre: str, *args, **kwargs):
+        """``nombre(*args, **kwargs)`` en el proceso del estudiante; devuelve el resultado como dato plano."""
+        if not nombre.isidentifier():
+            raise ValueError(f"{nombre!r} no es un nombre de función válido.")
+        return self.ejecutar(f"{nombre}(*_args_juez, **_kwargs_juez)", _args_juez=list(args), _kwargs_juez=kwargs)
+
+    def existe(self, nombre: str) -> bool:
+        """¿El estudiante definió ``nombre``?"""
+        return self.ejecutar(f"{nombre!r} in globals()") is True
+
+
+alumno = Alumno()
