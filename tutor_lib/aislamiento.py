@@ -2,40 +2,64 @@
 
 Calificar es ejecutar código ajeno. ``tutor calificar`` y ``tutor corregir``
 (ver :mod:`tutor_lib.calificador`) arrancan el kernel de nbgrader a través de
-este módulo, que antes de convertirse en el kernel (``execv``):
+este módulo, que antes de convertirse en el kernel (``execve``):
 
-1. fija límites del sistema: memoria virtual, segundos de CPU, tamaño de
-   archivo y archivos de núcleo (``setrlimit``);
-2. entra en espacios de nombres de Linux propios (usuario, montajes y red):
-   sin red (solo un loopback apagado), con todo el sistema de archivos de solo
-   lectura, con ``/tmp`` y ``/dev/shm`` vacíos y privados, con las carpetas
-   secretas tapadas (fuente con soluciones y pruebas ocultas, libreta de
-   calificaciones, otras entregas, la carpeta personal) y con una sola carpeta
-   escribible: la de trabajo de esa entrega;
-3. entra en un segundo espacio de usuario y de montajes: así los montajes
-   quedan *bloqueados* y el código del estudiante no puede desmontarlos aunque
-   sea «root» dentro de su espacio.
+1. abre el archivo del informe (``O_NOFOLLOW``, en una carpeta que el kernel no
+   ve) y fija límites: memoria virtual, segundos de CPU, tamaño de archivo,
+   sin archivos de núcleo y, si la máquina lo permite, un cgroup v2 con
+   ``memory.max`` (cuenta también lo escrito en ``/tmp``) y ``pids.max``;
+2. si corre como root (Colab, Docker, CI), entrega las carpetas escribibles a
+   un usuario sin privilegios (clave ``uid``; por omisión uno libre entre
+   60000 y 64999, sin entrada en ``/etc/passwd``) y el kernel corre con él;
+3. entra en espacios de nombres propios (montajes, red, IPC, nombre de máquina y
+   PID; sin root, también de usuario): sin red (solo un loopback apagado); todo el sistema de archivos
+   de solo lectura; ``/tmp`` y ``/dev/shm`` privados, vacíos y de tamaño
+   acotado (clave ``tmp_mb``); la carpeta temporal entera (``TMPDIR``,
+   ``/var/tmp``), ``/run`` y las carpetas de ``tapar`` vaciadas, de donde
+   reaparecen solo las escribibles y las ``visibles``; los secretos de
+   ``ocultar`` tapados; ``/dev`` mínimo (null, zero, full, random, urandom);
+   ``/sys`` de solo lectura y un ``/proc`` nuevo que solo muestra los procesos
+   del kernel;
+4. baja al usuario sin privilegios, entra en un último espacio de usuario (los
+   montajes quedan *bloqueados*: no se pueden desmontar), prohíbe ganar
+   privilegios nuevos (programas setuid) y limita la cantidad de procesos
+   (``RLIMIT_NPROC`` si no hubo cgroup);
+5. escribe el informe, cierra su descriptor y recién entonces ejecuta el kernel
+   con un entorno de variables por lista blanca.
 
-Lo que logró queda en ``aislamiento.json`` dentro de la carpeta de ejecución,
-para que el calificador lo informe con honestidad. Si el sistema no permite
-espacios de usuario (algunos contenedores), el kernel corre solo con los
-límites y el informe lo dice. La guía del instructor
-(``course/GUIA_INSTRUCTOR.md``) explica qué protege esto y qué no.
+El kernel es el proceso 1 de su espacio de PID: cuando termina o lo matan, el
+núcleo mata todo lo que haya lanzado. El informe dice con honestidad qué se
+logró (``completo``, ``protecciones``, ``error``); si el sistema no permite
+espacios de nombres, el kernel corre solo con los límites (y, si había root,
+igual sin root). La guía del instructor (``course/GUIA_INSTRUCTOR.md``)
+explica qué protege esto y qué no.
 
 Uso (lo escribe el calificador en el ``kernel.json`` que le da a nbgrader)::
 
     python -m tutor_lib.aislamiento python -m ipykernel_launcher -f {connection_file}
 
 La configuración llega en la variable de entorno ``TUTOR_AISLAMIENTO`` (JSON).
+Claves: ``escribibles``, ``visibles``, ``tapar``, ``ocultar`` (listas de
+rutas), ``informe`` (ruta), ``memoria_mb``, ``cpu_s``, ``archivo_mb``, ``tmp``
+(el ``TMPDIR`` del kernel, ``/tmp``) y, opcionales: ``uid``/``gid`` (usuario
+del kernel si se corre como root), ``tmp_mb`` (tamaño de ``/tmp`` y de
+``/dev/shm``, 256), ``procesos`` (procesos e hilos como máximo, 256),
+``cgroup`` (carpeta de un cgroup v2 delegado donde crear el del kernel; por
+omisión, el cgroup propio), ``entorno`` (nombres de variables extra que pueden
+pasar), ``dispositivos`` (archivos extra de ``/dev``, p. ej. de una GPU) y
+``espacios`` (``false``: solo límites).
 """
 
 from __future__ import annotations
 
 import ctypes
+import errno
 import json
 import os
 import signal
+import stat
 import sys
+import time
 from pathlib import Path
 
 VARIABLE = "TUTOR_AISLAMIENTO"
@@ -44,7 +68,11 @@ CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
 CLONE_NEWPID = 0x20000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUTS = 0x04000000
 PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+PR_SET_NO_NEW_PRIVS = 38
 
 MS_RDONLY = 1
 MS_NOSUID = 2
@@ -69,8 +97,36 @@ _CONSERVAR = (
     (os.ST_RELATIME, MS_RELATIME),
 )
 
-# Variables de entorno que nunca deben llegar al código de un estudiante.
+#: Usuarios del kernel cuando el calificador corre como root: uno libre de este rango
+#: (sin entrada en /etc/passwd), distinto para cada kernel que corre a la vez.
+UID_BASE = 60000
+UID_CANTIDAD = 5000
+#: Tamaño por omisión de /tmp y de /dev/shm dentro del kernel, en MB.
+TMP_MB = 256
+#: Procesos e hilos del kernel como máximo, por omisión.
+PROCESOS = 256
+#: Lo único que queda en /dev (más /dev/shm y los enlaces fd, stdin, stdout, stderr).
+DISPOSITIVOS = ("null", "zero", "full", "random", "urandom")
+
+# Variables de entorno que nunca deben llegar al código de un estudiante (aunque estén permitidas).
 _SECRETOS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "CREDENTIAL")
+# Lista blanca: solo estas variables (y las de estos prefijos) llegan al kernel.
+_PERMITIDAS = frozenset({
+    "PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TERM",
+    "PYTHONPATH", "PYTHONHOME", "PYTHONWARNINGS", "PYTHONHASHSEED", "PYTHONIOENCODING", "PYTHONUTF8",
+    "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "PYTHONNOUSERSITE", "PYTHONSAFEPATH",
+    "PYTHONPYCACHEPREFIX", "PYDEVD_DISABLE_FILE_VALIDATION",
+    "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS", "MALLOC_ARENA_MAX", "KMP_DUPLICATE_LIB_OK",
+    "HF_HOME", "HF_HUB_CACHE", "HF_DATASETS_CACHE", "TRANSFORMERS_CACHE", "HF_HUB_OFFLINE",
+    "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HUB_DISABLE_TELEMETRY",
+    "HF_HUB_DISABLE_PROGRESS_BARS", "HF_HUB_DISABLE_SYMLINKS_WARNING", "HF_HUB_DISABLE_IMPLICIT_TOKEN",
+    "HF_DATASETS_DISABLE_PROGRESS_BARS", "TOKENIZERS_PARALLELISM", "TRANSFORMERS_VERBOSITY",
+    "TRANSFORMERS_NO_ADVISORY_WARNINGS", "DO_NOT_TRACK", "XDG_CACHE_HOME", "TORCH_HOME",
+    "CUDA_VISIBLE_DEVICES", "MPLBACKEND", "MPLCONFIGDIR", "TMPDIR",
+    "NBGRADER_EXECUTION", "NBGRADER_VALIDATING", "IPYKERNEL_CELL_NAME", "COLAB_RELEASE_TAG",
+})
+_PREFIJOS_PERMITIDOS = ("LC_", "JPY_", "JUPYTER_", "TUTOR_")
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -89,6 +145,11 @@ def _mount(origen: str | None, destino: str, tipo: str | None, banderas: int, da
     cod = lambda s: None if s is None else s.encode()  # noqa: E731
     if _libc.mount(cod(origen), cod(destino), cod(tipo), ctypes.c_ulong(banderas), cod(datos)) != 0:
         raise _error(f"mount {destino}")
+
+
+def _prctl(opcion: int, valor: int) -> None:
+    if _libc.prctl(opcion, ctypes.c_ulong(valor), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0)) != 0:
+        raise _error("prctl")
 
 
 def _escribir(ruta: str, texto: str) -> None:
@@ -114,13 +175,14 @@ def _banderas_conservadas(ruta: str) -> int:
     return sum(ms for st, ms in _CONSERVAR if f_flag & st)
 
 
+def _decodificar(campo: str) -> str:
+    """Los campos de mountinfo escapan espacios y otros caracteres como ``\\040``."""
+    return campo.encode().decode("unicode_escape")
+
+
 def _puntos_de_montaje() -> list[str]:
-    puntos = []
     with open("/proc/self/mountinfo") as f:
-        for linea in f:
-            campo = linea.split()[4]
-            puntos.append(campo.encode().decode("unicode_escape"))
-    return puntos
+        return [_decodificar(linea.split()[4]) for linea in f]
 
 
 def limites(conf: dict) -> None:
@@ -139,8 +201,15 @@ def limites(conf: dict) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
+def _limitar_procesos(cantidad: int) -> None:
+    """Respaldo sin cgroup: ``RLIMIT_NPROC`` cuenta los procesos e hilos del uid del kernel."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_NPROC, (cantidad, cantidad))
+
+
 def _abrir(ruta: str) -> int:
-    return os.open(ruta, os.O_PATH | os.O_DIRECTORY)
+    return os.open(ruta, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
 
 
 def dentro_de(ruta: Path, base: Path) -> bool:
@@ -148,77 +217,368 @@ def dentro_de(ruta: Path, base: Path) -> bool:
     return ruta == base or base in ruta.parents
 
 
-def aislar(conf: dict) -> list[str]:
+# -- el informe: un solo canal, abierto antes de aislar y cerrado antes del kernel --------------
+
+def _abrir_informe(ruta: str | None) -> int | None:
+    """Descriptor del informe, abierto antes de aislar (el kernel nunca ve esa carpeta).
+
+    No sigue enlaces simbólicos ni abre nada que no sea un archivo común.
+    """
+    if not ruta:
+        return None
+    banderas = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(ruta, banderas, 0o600)
+    except OSError:
+        return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    os.ftruncate(fd, 0)
+    return fd
+
+
+def _entregar_informe(fd: int | None, informe: dict) -> None:
+    if fd is None:
+        return
+    try:
+        datos = json.dumps(informe, ensure_ascii=False, indent=1).encode()
+        while datos:
+            datos = datos[os.write(fd, datos):]
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# -- sin root ---------------------------------------------------------------------------------
+
+def _uid_libre() -> int:
+    """Un uid del rango del kernel sin entrada en /etc/passwd y sin procesos vivos."""
+    import grp
+    import pwd
+
+    en_uso = set()
+    for entrada in os.scandir("/proc"):
+        if entrada.name.isdigit():
+            try:
+                en_uso.add(entrada.stat().st_uid)
+            except OSError:
+                pass
+    inicio = os.getpid() % UID_CANTIDAD
+    for i in range(UID_CANTIDAD):
+        uid = UID_BASE + (inicio + i) % UID_CANTIDAD
+        if uid in en_uso:
+            continue
+        try:
+            pwd.getpwuid(uid)
+            continue
+        except KeyError:
+            pass
+        try:
+            grp.getgrgid(uid)
+            continue
+        except KeyError:
+            return uid
+    raise OSError(errno.EAGAIN, "no hay ningún uid libre para el kernel")
+
+
+def usuario_del_kernel(conf: dict) -> tuple[int, int] | None:
+    """(uid, gid) al que baja el kernel si el calificador es root; None si no es root."""
+    if os.geteuid() != 0:
+        return None
+    uid = int(conf["uid"]) if conf.get("uid") is not None else _uid_libre()
+    gid = int(conf["gid"]) if conf.get("gid") is not None else uid
+    if uid == 0 or gid == 0:
+        raise ValueError("el uid y el gid del kernel no pueden ser 0")
+    return uid, gid
+
+
+def _entregar_carpetas(carpetas: list[Path], uid: int, gid: int) -> None:
+    """Las carpetas escribibles y lo que tienen directamente (p. ej. el archivo de conexión)
+    pasan al usuario del kernel. No sigue enlaces ni baja más de un nivel."""
+    for carpeta in carpetas:
+        fd = os.open(carpeta, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            os.fchown(fd, uid, gid)
+            for nombre in os.listdir(fd):
+                os.chown(nombre, uid, gid, dir_fd=fd, follow_symlinks=False)
+        finally:
+            os.close(fd)
+
+
+def _bajar_a(uid: int, gid: int) -> None:
+    """Deja de ser root para siempre: sin grupos extra, uid y gid del kernel, sin capacidades."""
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+    # Cambiar de uid vuelve «no volcable» al proceso y entonces no puede escribir su propio
+    # /proc/self/uid_map; y borra la señal de muerte del padre.
+    _prctl(PR_SET_DUMPABLE, 1)
+    _morir_con_el_padre()
+    try:
+        os.setuid(0)
+    except PermissionError:
+        return
+    raise OSError(errno.EPERM, "el kernel pudo volver a ser root")
+
+
+# -- agotamiento: cgroup v2 si se puede ------------------------------------------------------
+
+class GrupoDeControl:
+    """Un cgroup v2 hoja para un kernel; al terminar se borra."""
+
+    def __init__(self, nombre: str, fd_base: int, fd_origen: int):
+        self.nombre, self.fd_base, self.fd_origen = nombre, fd_base, fd_origen
+
+    def soltar(self) -> None:
+        try:
+            os.write(self.fd_origen, b"0")  # este proceso vuelve a su cgroup de antes
+        except OSError:
+            pass
+        for _ in range(50):  # los procesos del kernel tardan un instante en irse
+            try:
+                os.rmdir(self.nombre, dir_fd=self.fd_base)
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                time.sleep(0.02)
+
+
+def _montaje_cgroup2() -> str | None:
+    with open("/proc/self/mountinfo") as f:
+        for linea in f:
+            izq, _, der = linea.partition(" - ")
+            if der.split()[:1] == ["cgroup2"]:
+                return _decodificar(izq.split()[4])
+    return None
+
+
+def _cgroup_propio() -> Path | None:
+    """La carpeta del cgroup v2 de este proceso (None si no hay cgroup v2)."""
+    raiz = _montaje_cgroup2()
+    if raiz is None:
+        return None
+    try:
+        with open("/proc/self/cgroup") as f:
+            propio = next((l.strip()[3:] for l in f if l.startswith("0::")), None)
+    except OSError:
+        return None
+    return None if propio is None else Path(raiz) / propio.lstrip("/")
+
+
+def grupo_de_control(conf: dict) -> tuple[GrupoDeControl | None, str]:
+    """Mete a este proceso (y a todo lo que lance) en un cgroup v2 con memoria y procesos acotados.
+
+    Devuelve (grupo, descripción) o (None, por qué no se pudo).
+    """
+    origen = _cgroup_propio()
+    if origen is None:
+        return None, "no hay cgroup v2"
+    base = Path(conf["cgroup"]) if conf.get("cgroup") else origen
+    procesos = int(conf.get("procesos", PROCESOS))
+    memoria = conf.get("memoria_mb")
+    hoja = base / f"tutor-{os.getpid()}"
+    fds: list[int] = []
+    try:
+        if not {"memory", "pids"} <= set((base / "cgroup.controllers").read_text().split()):
+            return None, f"el cgroup v2 {base} no tiene los controladores memory y pids"
+        if not {"memory", "pids"} <= set((base / "cgroup.subtree_control").read_text().split()):
+            (base / "cgroup.subtree_control").write_text("+memory +pids")
+        fds.append(os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
+        fds.append(os.open(origen / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC))
+        for vieja in base.glob("tutor-*"):  # de kernels que murieron sin limpiar
+            if vieja.name[6:].isdigit() and not Path(f"/proc/{vieja.name[6:]}").exists():
+                try:
+                    vieja.rmdir()
+                except OSError:
+                    pass
+        hoja.mkdir()
+    except OSError as exc:
+        for fd in fds:
+            os.close(fd)
+        return None, f"no se pudo usar el cgroup v2 {base} ({exc.strerror or exc})"
+    try:
+        (hoja / "pids.max").write_text(str(procesos))
+        detalle = f"pids.max={procesos}"
+        if memoria:
+            # La memoria del kernel más lo que quepa en /tmp y /dev/shm (tmpfs cuenta aquí).
+            total = int(memoria + 2 * int(conf.get("tmp_mb", TMP_MB)))
+            (hoja / "memory.max").write_text(str(total * 2**20))
+            detalle += f", memory.max={total} MB"
+            try:
+                (hoja / "memory.swap.max").write_text("0")
+            except OSError:
+                pass
+        (hoja / "cgroup.procs").write_text(str(os.getpid()))
+    except OSError as exc:
+        for fd in fds:
+            os.close(fd)
+        try:
+            hoja.rmdir()
+        except OSError:
+            pass
+        return None, f"no se pudo usar el cgroup v2 {base} ({exc.strerror or exc})"
+    fd_base, fd_origen = fds
+    return GrupoDeControl(hoja.name, fd_base, fd_origen), f"cgroup v2 propio ({detalle})"
+
+
+# -- espacios de nombres y montajes ----------------------------------------------------------
+
+def _dispositivos_abiertos(conf: dict) -> dict[str, int]:
+    """Descriptores de los archivos de /dev que quedarán visibles (antes de tapar /dev)."""
+    nombres = list(DISPOSITIVOS)
+    for extra in conf.get("dispositivos", []):
+        nombre = str(extra).removeprefix("/dev/").strip("/")
+        if nombre and ".." not in Path(nombre).parts and nombre not in nombres:
+            nombres.append(nombre)
+    abiertos = {}
+    for nombre in nombres:
+        try:
+            abiertos[nombre] = os.open(f"/dev/{nombre}", os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            if nombre in DISPOSITIVOS:
+                raise
+    return abiertos
+
+
+def _dev_minimo(dispositivos: dict[str, int], tmp_mb: int) -> None:
+    """Un /dev nuevo con solo ``dispositivos``, un /dev/shm privado y acotado, y los enlaces de siempre."""
+    _mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755")
+    for nombre, fd in dispositivos.items():
+        destino = Path("/dev") / nombre
+        destino.parent.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(destino, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644))
+        _mount(f"/proc/self/fd/{fd}", str(destino), None, MS_BIND)
+    os.mkdir("/dev/shm")
+    _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmp_mb}m,mode=1777")
+    for nombre, destino in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
+                            ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
+        os.symlink(destino, f"/dev/{nombre}")
+
+
+def _carpetas_temporales() -> list[str]:
+    """La carpeta temporal del sistema, donde sea que apunten TMPDIR, TEMP o TMP."""
+    rutas = ["/var/tmp", "/usr/tmp"]
+    rutas += [os.environ[v] for v in ("TMPDIR", "TEMP", "TMP") if os.environ.get(v)]
+    return rutas
+
+
+def aislar(conf: dict, usuario: tuple[int, int] | None = None) -> list[str]:
     """Espacios de nombres y montajes; devuelve la lista de protecciones logradas.
 
     ``conf``: ``escribibles`` (carpetas de trabajo), ``visibles`` (lo que el
     kernel necesita leer: Python, paquetes, cachés de modelos), ``tapar``
-    (carpetas que se vacían, p. ej. la personal; lo visible de adentro
-    reaparece) y ``ocultar`` (secretos: se tapan aunque estén dentro de algo
-    visible). Nunca se tapa una carpeta que contiene una escribible.
+    (carpetas que se vacían, p. ej. la personal; lo escribible y lo visible de
+    adentro reaparece) y ``ocultar`` (secretos: se tapan aunque estén dentro de
+    algo visible; solo reaparece lo escribible). Con ``usuario`` (el proceso es
+    root) los espacios de montajes y de red son del root real y el kernel no
+    tendrá ninguna capacidad sobre ellos; sin él, se crea además un espacio de
+    usuario con el mismo uid.
     """
     logrado: list[str] = []
-    uid, gid = os.getuid(), os.getgid()
-    _unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET)
-    _mapear_usuario(uid, gid)
-    logrado.append("sin red")
-    _mount(None, "/", None, MS_REC | MS_PRIVATE)
 
     def existentes(clave: str) -> list[Path]:
         return [Path(p).resolve() for p in conf.get(clave, []) if Path(p).exists()]
 
     escribibles, visibles = existentes("escribibles"), existentes("visibles")
-    # Antes de tapar nada, un descriptor de cada carpeta que debe reaparecer.
+    para_tapar = existentes("tapar") + [Path(p).resolve() for p in _carpetas_temporales() if Path(p).is_dir()]
+    if Path("/run").is_dir():
+        para_tapar.append(Path("/run").resolve())
+    para_ocultar = existentes("ocultar")
+    propios = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
+    if usuario is not None:
+        _unshare(propios)
+    else:
+        uid, gid = os.getuid(), os.getgid()
+        _unshare(CLONE_NEWUSER | propios)
+        _mapear_usuario(uid, gid)
+    logrado.append("sin red")
+    logrado.append("IPC propio: sin memoria compartida ni colas del anfitrión")
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+
+    # Antes de tapar nada, un descriptor de cada carpeta que debe reaparecer y de cada
+    # archivo de /dev que queda.
     reaparecen = sorted(set(escribibles + visibles), key=lambda p: len(p.parts))
     fds = {p: _abrir(str(p)) for p in reaparecen if p.is_dir()}
+    dispositivos = _dispositivos_abiertos(conf)
+    tmp_mb = int(conf.get("tmp_mb", TMP_MB))
+    raiz = Path("/")
 
-    def tapar(ruta: Path) -> bool:
-        if any(dentro_de(w, ruta) for w in escribibles):
-            return False
+    def tapar(ruta: Path, cuales: list[Path], opciones: str = "size=64k,mode=0755") -> None:
+        """Vacía ``ruta`` (un tmpfs, o /dev/null si es un archivo) y repone ``cuales`` de adentro."""
         if ruta.is_dir():
-            _mount("tmpfs", str(ruta), "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755")
+            _mount("tmpfs", str(ruta), "tmpfs", MS_NOSUID | MS_NODEV, opciones)
         else:
-            _mount("/dev/null", str(ruta), None, MS_BIND)
-        return True
+            _mount(f"/proc/self/fd/{dispositivos['null']}", str(ruta), None, MS_BIND)
+        for r in cuales:
+            if r != ruta and dentro_de(r, ruta) and r in fds:
+                r.mkdir(parents=True, exist_ok=True)
+                _mount(f"/proc/self/fd/{fds[r]}", str(r), None, MS_BIND | MS_REC)
 
-    privados = [d for d in ("/tmp", "/dev/shm") if Path(d).is_dir()]
-    for d in privados:
-        _mount("tmpfs", d, "tmpfs", MS_NOSUID | MS_NODEV, "size=1g,mode=1777")
-    tapadas = [str(r) for r in existentes("tapar") if tapar(r)]
-    for ruta, fd in fds.items():
-        ruta.mkdir(parents=True, exist_ok=True)  # si quedó debajo de un tmpfs nuevo
-        _mount(f"/proc/self/fd/{fd}", str(ruta), None, MS_BIND | MS_REC)
+    libres = {str(p) for p in escribibles}
+    if Path("/tmp").is_dir():
+        tapar(Path("/tmp"), reaparecen, f"size={tmp_mb}m,mode=1777")
+        libres.add("/tmp")
+    tapadas = []
+    # De afuera hacia adentro: lo que quedó debajo de algo ya tapado no existe (salvo que
+    # haya reaparecido con algo visible, y entonces se vuelve a tapar).
+    for ruta in sorted(set(para_tapar), key=lambda p: len(p.parts)):
+        if ruta == raiz or ruta in escribibles or ruta in visibles or ruta == Path("/tmp"):
+            continue
+        if os.path.lexists(ruta):
+            tapar(ruta, reaparecen)
+        tapadas.append(str(ruta))
+    for ruta in sorted(set(para_ocultar), key=lambda p: len(p.parts)):
+        if ruta == raiz or ruta in escribibles:
+            continue
+        if os.path.lexists(ruta):
+            tapar(ruta, escribibles)
+        tapadas.append(str(ruta))
+    for fd in fds.values():
         os.close(fd)
-    tapadas += [str(r) for r in existentes("ocultar") if tapar(r)]
-    logrado.append("/tmp y /dev/shm privados y vacíos")
+    logrado.append(f"/tmp y /dev/shm privados, vacíos y de {tmp_mb} MB como máximo")
     if tapadas:
-        logrado.append("ocultas: " + ", ".join(tapadas))
+        logrado.append("tapadas: " + ", ".join(tapadas))
 
-    # Todo de solo lectura salvo lo escribible y los archivos especiales.
-    libres = {str(p) for p in escribibles} | set(privados)
+    _dev_minimo(dispositivos, tmp_mb)
+    for fd in dispositivos.values():
+        os.close(fd)
+    libres.add("/dev/shm")
+    logrado.append("/dev mínimo: " + ", ".join(dispositivos))
+
+    # Todo de solo lectura (y sin setuid) salvo lo escribible; /proc se monta nuevo más adelante.
     fallidos = []
     for punto in _puntos_de_montaje():
-        if punto in libres or (punto.startswith(("/proc", "/sys", "/dev")) and punto != "/dev/shm"):
+        if punto in libres or punto == "/proc" or punto.startswith("/proc/"):
             continue
         try:
-            _mount(None, punto, None, MS_BIND | MS_REMOUNT | MS_RDONLY | _banderas_conservadas(punto))
-        except OSError:
-            fallidos.append(punto)
-    logrado.append("todo de solo lectura" + (f" (salvo {', '.join(fallidos)})" if fallidos else ""))
+            _mount(None, punto, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | _banderas_conservadas(punto))
+        except OSError as exc:
+            if exc.errno != errno.ENOENT:  # ENOENT: quedó debajo de algo tapado, nadie lo ve
+                fallidos.append(punto)
+    logrado.append("todo de solo lectura, /sys incluido" + (f" (salvo {', '.join(fallidos)})" if fallidos else ""))
     logrado.append("escribible: " + ", ".join(sorted(libres)))
 
     # La carpeta actual del proceso apunta todavía a la carpeta de antes de los montajes:
-    # se vuelve a entrar por su ruta para quedar en la versión montada (escribible).
+    # se vuelve a entrar por su ruta para quedar en la versión montada.
     try:
         os.chdir(os.getcwd())
     except OSError:
         os.chdir("/")
-
-    # Segundo espacio: los montajes de arriba quedan bloqueados para el estudiante.
-    _unshare(CLONE_NEWUSER | CLONE_NEWNS)
-    _mapear_usuario(uid, gid)
-    logrado.append("montajes bloqueados")
     return logrado
+
+
+def _proc_propio() -> None:
+    """Un /proc del espacio de PID del kernel, con /proc/sys y /proc/sysrq-trigger de solo lectura."""
+    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    for ruta in ("/proc/sys", "/proc/sysrq-trigger"):
+        try:
+            _mount(ruta, ruta, None, MS_BIND | MS_REC)
+            _mount(None, ruta, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        except OSError:
+            pass  # sin esto igual falla: los archivos son del root real
 
 
 def rutas_necesarias() -> list[str]:
@@ -234,8 +594,16 @@ def rutas_necesarias() -> list[str]:
     return sorted(rutas)
 
 
-def entorno_limpio(conf: dict) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not any(s in k.upper() for s in _SECRETOS) and k != VARIABLE}
+def _permitida(nombre: str, extra: set[str]) -> bool:
+    if nombre == VARIABLE or any(s in nombre.upper() for s in _SECRETOS):
+        return False
+    return nombre in _PERMITIDAS or nombre in extra or nombre.startswith(_PREFIJOS_PERMITIDOS)
+
+
+def entorno_limpio(conf: dict, usuario: tuple[int, int] | None = None) -> dict[str, str]:
+    """Las variables de entorno del kernel: solo las de la lista blanca (y las de ``entorno``)."""
+    extra = {str(n) for n in conf.get("entorno", [])}
+    env = {k: v for k, v in os.environ.items() if _permitida(k, extra)}
     tmp = conf.get("tmp", "/tmp")
     # Pocos hilos por kernel: menos memoria virtual reservada (el límite es de memoria
     # virtual) y varios estudiantes pueden calificarse a la vez sin pelear por la CPU.
@@ -249,6 +617,9 @@ def entorno_limpio(conf: dict) -> dict[str, str]:
         HF_DATASETS_OFFLINE="1",
         TRANSFORMERS_OFFLINE="1",
     )
+    if usuario is not None:
+        # El uid del kernel no tiene nombre en /etc/passwd: getpass.getuser() lo lee de aquí.
+        env["USER"] = env["LOGNAME"] = "alumno"
     return env
 
 
@@ -257,19 +628,89 @@ def _morir_con_el_padre() -> None:
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
-def _ejecutar_como_init(argv: list[str], env: dict[str, str]) -> None:
+def _preparar_hijo(usuario: tuple[int, int] | None, con_pid: bool, bloquear: bool, informe: dict, conf: dict,
+                   grupo: GrupoDeControl | None) -> None:
+    """Lo último antes del kernel: /proc nuevo, sin root, montajes bloqueados, sin setuid, procesos."""
+    protecciones, problemas = informe["protecciones"], []
+    if con_pid:
+        try:
+            _proc_propio()
+            protecciones.append("/proc propio: solo se ven los procesos del kernel")
+        except OSError as exc:
+            problemas.append(f"no se pudo montar un /proc propio ({exc})")
+    bajo = False
+    if usuario is not None:
+        try:
+            _bajar_a(*usuario)
+            bajo = True
+            protecciones.append(f"sin root: el kernel corre como uid {usuario[0]}, gid {usuario[1]}")
+        except OSError as exc:
+            problemas.append(f"no se pudo dejar de ser root ({exc})")
+    usuario_nuevo = False
+    if bloquear:
+        uid, gid = os.getuid(), os.getgid()
+        try:
+            # Último espacio de usuario: los montajes de arriba quedan bloqueados.
+            _unshare(CLONE_NEWUSER | CLONE_NEWNS)
+            _mapear_usuario(uid, gid)
+            usuario_nuevo = True
+            protecciones.append("montajes bloqueados")
+        except OSError as exc:
+            if bajo:
+                protecciones.append("montajes bloqueados (el kernel no tiene ninguna capacidad)")
+            else:
+                problemas.append(f"no se pudieron bloquear los montajes ({exc})")
+    try:
+        _prctl(PR_SET_NO_NEW_PRIVS, 1)
+        protecciones.append("sin privilegios nuevos: los programas setuid no dan root")
+    except OSError as exc:
+        problemas.append(f"no se pudo impedir ganar privilegios ({exc})")
+    # RLIMIT_NPROC cuenta los procesos del uid: solo sirve con un uid propio del kernel o
+    # dentro de su espacio de usuario (si no, contaría también los tuyos).
+    if grupo is None and (bajo or usuario_nuevo):
+        procesos = int(conf.get("procesos", PROCESOS))
+        try:
+            _limitar_procesos(procesos)
+            protecciones.append(f"procesos e hilos acotados: RLIMIT_NPROC={procesos} "
+                                f"(respaldo: {informe['agotamiento']['detalle']})")
+        except (OSError, ValueError) as exc:
+            problemas.append(f"no se pudo limitar la cantidad de procesos ({exc})")
+    if problemas:
+        informe["completo"] = False
+        informe["error"] = "; ".join([informe["error"], *problemas] if informe.get("error") else problemas)
+
+
+def _ejecutar(argv: list[str], env: dict[str, str]) -> None:
+    """Se convierte en el kernel; si no puede, lo dice y termina."""
+    try:
+        os.execve(argv[0], argv, env)
+    except OSError as exc:
+        sys.stderr.write(f"tutor_lib.aislamiento: no se pudo ejecutar {argv[0]} ({exc.strerror}); el usuario del "
+                         "kernel tiene que poder leer el intérprete de Python y sus paquetes\n")
+        sys.stderr.flush()
+    os._exit(127)
+
+
+def _ejecutar_como_init(argv: list[str], env: dict[str, str], preparar, fd_informe: int | None, informe: dict,
+                        grupo: GrupoDeControl | None) -> None:
     """Corre el kernel como proceso 1 de un espacio de PID nuevo y espera a que termine.
 
     Cuando el kernel termina (o lo matan), el núcleo mata a todos los procesos que
     el código del estudiante haya lanzado: nada queda corriendo después de calificar.
     Este proceso reenvía las señales (la interrupción de nbgrader llega como SIGINT).
     """
-    _unshare(CLONE_NEWPID)
     hijo = os.fork()
     if hijo == 0:
-        _morir_con_el_padre()
-        os.setpgid(0, 0)
-        os.execve(argv[0], argv, env)
+        try:
+            _morir_con_el_padre()
+            preparar()
+            _entregar_informe(fd_informe, informe)
+            os.setpgid(0, 0)
+            _ejecutar(argv, env)
+        finally:
+            os._exit(127)
+    if fd_informe is not None:
+        os.close(fd_informe)
     for sen in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
         signal.signal(sen, lambda numero, _marco: os.kill(hijo, numero))
     while True:
@@ -281,6 +722,8 @@ def _ejecutar_como_init(argv: list[str], env: dict[str, str]) -> None:
             break
         except InterruptedError:
             continue
+    if grupo is not None:
+        grupo.soltar()
     os._exit(os.waitstatus_to_exitcode(estado) & 0xFF if os.WIFEXITED(estado) else 1)
 
 
@@ -288,35 +731,68 @@ def main(argv: list[str]) -> None:
     if not argv:
         sys.exit("uso: python -m tutor_lib.aislamiento PROGRAMA [ARGUMENTOS...]")
     conf = json.loads(os.environ.get(VARIABLE, "{}"))
-    informe: dict = {"limites": {k: conf.get(k) for k in ("memoria_mb", "cpu_s", "archivo_mb")}, "pid": os.getpid()}
+    # Lo primero: el informe se abre antes de aislar, en una carpeta que el kernel no verá.
+    fd_informe = _abrir_informe(conf.get("informe"))
+    informe: dict = {
+        "limites": {k: conf.get(k) for k in ("memoria_mb", "cpu_s", "archivo_mb")},
+        "pid": os.getpid(),
+    }
+    informe["limites"].update(tmp_mb=int(conf.get("tmp_mb", TMP_MB)), procesos=int(conf.get("procesos", PROCESOS)))
+    _morir_con_el_padre()
     try:
-        _morir_con_el_padre()
         limites(conf)
     except (OSError, ValueError, AttributeError, ImportError) as exc:
         informe["limites_error"] = f"no se pudieron fijar todos los límites: {exc}"
+    problemas = []
     try:
-        informe["protecciones"] = aislar(conf) if conf.get("espacios", True) else []
-        informe["completo"] = bool(informe["protecciones"])
-    except (OSError, AttributeError) as exc:
-        informe["protecciones"] = []
-        informe["completo"] = False
-        informe["error"] = f"el sistema no permitió aislar el kernel ({exc}); corre solo con límites"
-    env = entorno_limpio(conf)
-    propio_pid = informe["completo"]
-    if propio_pid:
-        informe["protecciones"].append("procesos propios: al terminar el kernel no queda ninguno")
-    if conf.get("informe"):
-        # La carpeta del informe es la de ejecución, que sigue siendo escribible.
+        usuario = usuario_del_kernel(conf)
+    except (OSError, ValueError) as exc:
+        usuario = None
+        problemas.append(f"corre como root y no se pudo elegir un usuario sin privilegios ({exc})")
+    informe["usuario"] = {"root_afuera": os.geteuid() == 0,
+                          "uid": usuario[0] if usuario else os.getuid(), "gid": usuario[1] if usuario else os.getgid()}
+    if usuario is not None:
         try:
-            Path(conf["informe"]).write_text(json.dumps(informe, ensure_ascii=False, indent=1))
-        except OSError:
-            pass
-    if propio_pid:
+            escribibles = [Path(p).resolve() for p in conf.get("escribibles", []) if Path(p).is_dir()]
+            _entregar_carpetas(escribibles, *usuario)
+        except OSError as exc:
+            problemas.append(f"no se pudieron entregar las carpetas escribibles al usuario del kernel ({exc})")
+    grupo, detalle = grupo_de_control(conf)
+    informe["agotamiento"] = {"cgroup": grupo is not None, "detalle": detalle}
+    if grupo is None:
+        informe["agotamiento"]["respaldo"] = f"RLIMIT_NPROC={informe['limites']['procesos']}"
+    env = entorno_limpio(conf, usuario)
+
+    aislado = False
+    informe["protecciones"] = []
+    if conf.get("espacios", True):
         try:
-            _ejecutar_como_init(argv, env)
-        except OSError:
-            pass  # sin espacio de PID: se ejecuta directo
-    os.execve(argv[0], argv, env)
+            informe["protecciones"] = aislar(conf, usuario)
+            aislado = True
+        except (OSError, AttributeError) as exc:
+            problemas.append(f"el sistema no permitió aislar el kernel ({exc}); corre solo con límites")
+    else:
+        problemas.append("sin espacios de nombres (lo pide la configuración): corre solo con límites")
+    informe["protecciones"].append("entorno por lista blanca: las demás variables no llegan")
+    if grupo is not None:
+        informe["protecciones"].append(f"memoria y procesos acotados: {detalle}")
+    informe["completo"] = aislado and not problemas
+    if problemas:
+        informe["error"] = "; ".join(problemas)
+    if aislado:
+        try:
+            _unshare(CLONE_NEWPID)
+        except OSError as exc:
+            informe["completo"] = False
+            informe["error"] = "; ".join([*problemas, f"sin espacio de PID propio ({exc})"])
+        else:
+            informe["protecciones"].append("procesos propios: al terminar el kernel no queda ninguno")
+            _ejecutar_como_init(argv, env, lambda: _preparar_hijo(usuario, True, True, informe, conf, grupo),
+                                fd_informe, informe, grupo)
+    # Sin espacio de PID (o sin ningún espacio): lo que se pueda y directo al kernel.
+    _preparar_hijo(usuario, False, aislado, informe, conf, grupo)
+    _entregar_informe(fd_informe, informe)
+    _ejecutar(argv, env)
 
 
 if __name__ == "__main__":
