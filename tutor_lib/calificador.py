@@ -35,14 +35,24 @@ import signal
 import subprocess
 import sys
 import tempfile
-import unicodedata
+from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import nbformat
 
-from tutor_lib import aislamiento
+from tutor_lib import aislamiento, entregas as _entregas
+from tutor_lib.entregas import (  # noqa: F401  (se importan de aquí desde antes)
+    MAX_CELDAS,
+    MAX_MIB_NOTEBOOK,
+    EntregaEncontrada,
+    _extraer_zip,
+    entregas_de_carpeta,
+    explorar_entregas,
+    id_seguro,
+    nombre_visible,
+)
 
 PATRON_ASIGNACION = re.compile(r"ej\d\d_[a-z0-9_]+")
 
@@ -95,13 +105,6 @@ def detectar_asignacion(nombre_archivo: str, raiz: Path | None = None) -> str:
     )
 
 
-def id_seguro(nombre: str) -> str:
-    """Un identificador de estudiante válido para nbgrader a partir de un nombre de carpeta."""
-    sin_tildes = unicodedata.normalize("NFKD", nombre).encode("ascii", "ignore").decode()
-    limpio = re.sub(r"[^A-Za-z0-9_.-]+", "_", sin_tildes).strip("._")
-    return limpio or "estudiante"
-
-
 # --- reconstrucción de una entrega -----------------------------------------
 
 
@@ -122,28 +125,43 @@ def _clave(celda) -> tuple[str, str]:
     return celda.get("cell_type", ""), _texto(celda).strip()
 
 
-def normalizar(entrega: dict, liberado) -> tuple[nbformat.NotebookNode, list[str]]:
+def _cadena(valor) -> str | None:
+    """``valor`` si es un texto no vacío (un id o un grade_id usable como clave); si no, None."""
+    return valor if isinstance(valor, str) and valor else None
+
+
+def normalizar(entrega: dict, liberado, max_celdas: int | None = MAX_CELDAS) -> tuple[nbformat.NotebookNode, list[str]]:
     """Reconstruye ``entrega`` (un notebook como dict) sobre el notebook ``liberado``.
 
     Devuelve el notebook que se califica y avisos en español para el estudiante.
+    Tarda un tiempo lineal en el número de celdas; más de ``max_celdas`` celdas
+    es un ``ValueError`` (el estado «inválido»).
     """
+    crudas = entrega.get("cells", [])
+    if not isinstance(crudas, list):
+        raise ValueError("El notebook no es de Jupyter: «cells» no es una lista de celdas.")
+    if max_celdas is not None and len(crudas) > max_celdas:
+        raise ValueError(
+            f"Tu notebook tiene {len(crudas)} celdas y el máximo es {max_celdas}: así no se puede "
+            "calificar. Vuelve a descargar el ejercicio y copia ahí tus respuestas."
+        )
     R = liberado.cells
     es_sol = [bool(_nbg(c).get("solution")) for c in R]
-    por_grade_id = {_nbg(c)["grade_id"]: i for i, c in enumerate(R) if _nbg(c).get("grade_id")}
-    por_id = {c.get("id"): i for i, c in enumerate(R) if c.get("id")}
+    por_grade_id = {_nbg(c)["grade_id"]: i for i, c in enumerate(R) if _cadena(_nbg(c).get("grade_id"))}
+    por_id = {c.get("id"): i for i, c in enumerate(R) if _cadena(c.get("id"))}
     por_contenido: dict[tuple[str, str], int] = {}
     for i, c in enumerate(R):
         if not es_sol[i]:
             por_contenido.setdefault(_clave(c), i)
 
-    S = [c for c in entrega.get("cells", []) if isinstance(c, dict) and c.get("cell_type") in ("code", "markdown", "raw")]
+    S = [c for c in crudas if isinstance(c, dict) and c.get("cell_type") in ("code", "markdown", "raw")]
     asignado: list[int | None] = [None] * len(S)
     usados: set[int] = set()
     descartar: set[int] = set()
     for j, c in enumerate(S):
-        cand = por_grade_id.get(_nbg(c).get("grade_id"))
+        cand = por_grade_id.get(_cadena(_nbg(c).get("grade_id")))
         if cand is None:
-            cand = por_id.get(c.get("id"))
+            cand = por_id.get(_cadena(c.get("id")))
         if cand is None:
             cand = por_contenido.get(_clave(c))
         if cand is None:
@@ -158,33 +176,38 @@ def normalizar(entrega: dict, liberado) -> tuple[nbformat.NotebookNode, list[str
             asignado[j] = cand  # celda fija: se usará la original
             usados.add(cand)
 
+    # Para cada celda sin lugar: la primera celda ubicada que la sigue (en una pasada hacia
+    # atrás) y la última ubicada que la precede (en la pasada hacia adelante, que también
+    # cuenta las que se van ubicando). Así cada celda cuesta lo mismo: tiempo lineal.
+    proximos = [len(R)] * (len(S) + 1)
+    for j in range(len(S) - 1, -1, -1):
+        proximos[j] = asignado[j + 1] if j + 1 < len(S) and asignado[j + 1] is not None else proximos[j + 1]
+    libres: dict[str, list[int]] = defaultdict(list)  # soluciones sin usar, por tipo de celda, en orden
+    for i, c in enumerate(R):
+        if es_sol[i] and i not in usados:
+            libres[c.cell_type].append(i)
     extras: dict[int, list] = defaultdict(list)
+    previo = -1
     for j, c in enumerate(S):
-        if asignado[j] is not None or j in descartar:
+        if asignado[j] is not None:
+            previo = asignado[j]
             continue
-        anteriores = [asignado[k] for k in range(j) if asignado[k] is not None]
-        siguientes = [asignado[k] for k in range(j + 1, len(S)) if asignado[k] is not None]
-        previo = anteriores[-1] if anteriores else -1
-        proximo = siguientes[0] if siguientes else len(R)
-        huecos = [
-            i for i in range(previo + 1, proximo)
-            if es_sol[i] and i not in usados and R[i].cell_type == c.get("cell_type")
-        ]
-        if huecos:
-            asignado[j] = huecos[0]
-            usados.add(huecos[0])
+        if j in descartar:
+            continue
+        huecos = libres.get(c.get("cell_type"), [])
+        k = bisect_right(huecos, previo)
+        if k < len(huecos) and huecos[k] < proximos[j]:
+            asignado[j] = previo = huecos.pop(k)
+            usados.add(previo)
         else:
             extras[previo].append(c)
 
     def extra(c, n):
+        # Como nbformat.v4.new_*_cell, sin validar cada celda contra el esquema (1 ms por celda).
+        nueva = {"id": f"extra-{n:03d}", "cell_type": c.get("cell_type"), "metadata": {}, "source": _texto(c)}
         if c.get("cell_type") == "code":
-            nueva = nbformat.v4.new_code_cell(_texto(c))
-        elif c.get("cell_type") == "markdown":
-            nueva = nbformat.v4.new_markdown_cell(_texto(c))
-        else:
-            nueva = nbformat.v4.new_raw_cell(_texto(c))
-        nueva["id"] = f"extra-{n:03d}"
-        return nueva
+            nueva.update(execution_count=None, outputs=[])
+        return nbformat.from_dict(nueva)
 
     inversa = {r: j for j, r in enumerate(asignado) if r is not None}
     avisos: list[str] = []
@@ -252,15 +275,23 @@ def puntos(nb) -> tuple[float, float]:
 
 
 def leer_entrega(ruta: Path) -> dict:
-    """El notebook de un estudiante como dict; ``ValueError`` en español si no lo es."""
+    """El notebook de un estudiante como dict; ``ValueError`` en español si no lo es.
+
+    No sigue enlaces simbólicos ni abre lo que no es un archivo regular (FIFO,
+    dispositivo), y no lee más de ``MAX_MIB_NOTEBOOK`` MiB (ver :mod:`tutor_lib.entregas`).
+    """
+    nombre = nombre_visible(Path(ruta).name)
+    crudo = _entregas.leer_archivo(Path(ruta), tope=MAX_MIB_NOTEBOOK * _entregas.MIB)
     try:
-        datos = json.loads(Path(ruta).read_text(encoding="utf-8"))
+        datos = json.loads(crudo.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{Path(ruta).name} no es un notebook: no es texto UTF-8.") from exc
+        raise ValueError(f"{nombre} no es un notebook: no es texto UTF-8.") from exc
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{Path(ruta).name} no es un notebook válido: el JSON está dañado (línea {exc.lineno}).") from exc
+        raise ValueError(f"{nombre} no es un notebook válido: el JSON está dañado (línea {exc.lineno}).") from exc
+    except RecursionError as exc:
+        raise ValueError(f"{nombre} no es un notebook válido: el JSON anida demasiados niveles.") from exc
     if not isinstance(datos, dict) or not isinstance(datos.get("cells"), list):
-        raise ValueError(f"{Path(ruta).name} no es un notebook de Jupyter (no tiene lista de celdas).")
+        raise ValueError(f"{nombre} no es un notebook de Jupyter (no tiene lista de celdas).")
     return datos
 
 
@@ -375,7 +406,12 @@ c.CourseDirectory.feedback_directory = "feedback"
 c.CourseDirectory.db_url = {db!r}
 c.Execute.timeout = {tiempo_celda}
 c.Execute.interrupt_on_timeout = True
-{transporte}'''
+{transporte}# Retroalimentación sin pruebas ocultas, saneada y en español (tutor_lib.retroalimentacion).
+import os as _os  # noqa: E402
+from tutor_lib import retroalimentacion as _retroalimentacion  # noqa: E402
+_retroalimentacion.configurar(c, liberado=_os.path.join({raiz!r}, "liberado", {asig!r}, {asig!r} + ".ipynb"),
+                              tiempo_celda={tiempo_celda})
+'''
 
 
 class CursoTemporal:
@@ -461,7 +497,9 @@ class CursoTemporal:
             env["TMPDIR"] = str(ejec)  # ahí deja nbclient el archivo de conexión del kernel
             env[aislamiento.VARIABLE] = json.dumps({
                 "escribibles": [str(trabajo), str(ejec)],
-                "visibles": aislamiento.rutas_necesarias(),
+                # sys.path puede traer la raíz del repositorio entera: no reaparece (tutor_lib
+                # y el entorno de Python sí, por su cuenta).
+                "visibles": [r for r in aislamiento.rutas_necesarias() if Path(r).resolve() != self.raiz_repo],
                 # La carpeta personal y el repositorio se vacían; solo reaparece lo necesario
                 # (tutor_lib, el entorno de Python). Si algo los vuelve visibles, igual se tapan
                 # las soluciones, las variantes de las pruebas y la historia de git.
@@ -554,13 +592,18 @@ class CursoTemporal:
         )
 
     def _retroalimentacion(self, estudiante: str) -> str | None:
-        """``nbgrader generate_feedback``: el HTML que recibe el estudiante (o None si falla)."""
+        """``nbgrader generate_feedback``: el HTML que recibe el estudiante (o None si falla).
+
+        El HTML sale de :mod:`tutor_lib.retroalimentacion` (sin pruebas ocultas ni
+        scripts); si aun así no pasa :func:`~tutor_lib.retroalimentacion.verificar_html`,
+        se borra: mejor sin retroalimentación que con una insegura.
+        """
         try:
             fb = self._nbgrader("generate_feedback", self.asig, "--student", estudiante, "--force", tiempo=120)
         except (TimeoutError, RuntimeError):
             return None
         html = self.curso / "feedback" / estudiante / self.asig / f"{self.asig}.html"
-        return str(html) if fb.returncode == 0 and html.is_file() else None
+        return str(html) if fb.returncode == 0 and _html_seguro(html) else None
 
     def retroalimentacion_de_todos(self, estudiantes: list[str]) -> dict[str, Path]:
         """``nbgrader generate_feedback`` una sola vez para todos los ``estudiantes`` calificados.
@@ -578,10 +621,10 @@ class CursoTemporal:
         except (TimeoutError, RuntimeError):
             pass  # se intenta abajo una por una
         html = {e: self.curso / "feedback" / e / self.asig / f"{self.asig}.html" for e in estudiantes}
-        faltan = [e for e, ruta in html.items() if not ruta.is_file()]
-        for e in faltan:  # si la llamada de todos falló, una por una
-            self._retroalimentacion(e)
-        return {e: ruta for e, ruta in html.items() if ruta.is_file()}
+        seguros = {e: _html_seguro(ruta) for e, ruta in html.items()}
+        for e in [e for e, bien in seguros.items() if not bien]:  # si la llamada de todos falló, una por una
+            seguros[e] = self._retroalimentacion(e) is not None
+        return {e: ruta for e, ruta in html.items() if seguros[e]}
 
     def maximo(self) -> float:
         return sum(puntos(self.liberado))
@@ -623,6 +666,20 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
+def _html_seguro(ruta: Path) -> bool:
+    """¿``ruta`` es un HTML de retroalimentación que se puede entregar? Si no lo es, se borra."""
+    from tutor_lib.retroalimentacion import verificar_html
+
+    if not ruta.is_file() or ruta.is_symlink():
+        return False
+    try:
+        verificar_html(ruta.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        ruta.unlink(missing_ok=True)
+        return False
+    return True
+
+
 def _explicar_fallo(salida: str) -> str:
     if "DeadKernelError" in salida or "Kernel died" in salida or "kernel died" in salida.lower():
         return ("El kernel se detuvo mientras corría tu notebook (memoria o CPU agotadas, o el código "
@@ -636,63 +693,17 @@ def _explicar_fallo(salida: str) -> str:
 # --- toda una clase ----------------------------------------------------------------
 
 
-@dataclass
-class EntregaEncontrada:
-    id: str
-    nombre: str  # el nombre original (carpeta o archivo)
-    ruta: Path | None
-    problema: str = ""
+# EntregaEncontrada, entregas_de_carpeta y _extraer_zip viven en tutor_lib.entregas.
 
 
-def _extraer_zip(zip_ruta: Path, destino: Path) -> Path:
-    """Extrae un zip de un LMS sin permitir rutas que salgan de ``destino`` (zip-slip)."""
-    import zipfile
+def celda_csv(valor) -> str:
+    """``valor`` como celda de CSV que una hoja de cálculo no ejecuta como fórmula.
 
-    try:
-        with zipfile.ZipFile(zip_ruta) as z:
-            for info in z.infolist():
-                objetivo = (destino / info.filename).resolve()
-                if not aislamiento.dentro_de(objetivo, destino.resolve()) or info.filename.startswith("/"):
-                    raise ValueError(f"El zip trae una ruta peligrosa: {info.filename!r}; no lo extraigo.")
-                if info.file_size > 200 * 2**20:
-                    raise ValueError(f"El zip trae un archivo de más de 200 MB ({info.filename!r}).")
-            z.extractall(destino)
-    except zipfile.BadZipFile as exc:
-        raise ValueError(f"{zip_ruta.name} no es un zip válido.") from exc
-    # Muchos LMS envuelven todo en una carpeta: se baja un nivel si es la única.
-    hijos = [p for p in destino.iterdir() if not p.name.startswith((".", "__MACOSX"))]
-    if len(hijos) == 1 and hijos[0].is_dir() and not list(hijos[0].glob("*.ipynb")):
-        return hijos[0]
-    return destino
-
-
-def entregas_de_carpeta(carpeta: Path, asignacion: str) -> list[EntregaEncontrada]:
-    """Las entregas de una carpeta: una subcarpeta por estudiante, o notebooks sueltos ``<id>_<asig>.ipynb``."""
-    encontradas: list[EntregaEncontrada] = []
-    for item in sorted(carpeta.iterdir()):
-        if item.name.startswith((".", "__MACOSX", "_")):
-            continue
-        if item.is_dir():
-            notebooks = sorted(p for p in item.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
-            propios = [p for p in notebooks if asignacion in p.name] or notebooks
-            if not notebooks:
-                encontradas.append(EntregaEncontrada(id_seguro(item.name), item.name, None, "la carpeta no tiene ningún notebook"))
-            elif len(propios) > 1:
-                encontradas.append(EntregaEncontrada(
-                    id_seguro(item.name), item.name, None,
-                    f"hay {len(propios)} notebooks y no sé cuál calificar: {', '.join(p.name for p in propios)}"))
-            else:
-                encontradas.append(EntregaEncontrada(id_seguro(item.name), item.name, propios[0]))
-        elif item.suffix == ".ipynb":
-            nombre = item.stem.replace(asignacion, "").strip(" _-.") or item.stem
-            encontradas.append(EntregaEncontrada(id_seguro(nombre), item.name, item))
-    vistos: dict[str, int] = {}
-    for e in encontradas:  # dos nombres que dan el mismo id: se numeran, nadie se pisa
-        n = vistos.get(e.id, 0)
-        vistos[e.id] = n + 1
-        if n:
-            e.id = f"{e.id}_{n + 1}"
-    return encontradas
+    Si empieza con ``=``, ``+``, ``-``, ``@``, tabulador o retorno de carro
+    (el nombre de una carpeta puede ser ``=HYPERLINK(...)``), se antepone ``'``.
+    """
+    texto = str(valor)
+    return "'" + texto if texto[:1] in ("=", "+", "-", "@", "\t", "\r") else texto
 
 
 def calificar_clase(asignacion: str, carpeta: Path, salida: Path | None = None, limites: Limites | None = None,
@@ -700,9 +711,12 @@ def calificar_clase(asignacion: str, carpeta: Path, salida: Path | None = None, 
     """Califica todas las entregas de ``carpeta`` (o de un zip); escribe CSV, JSON y retroalimentación.
 
     Una entrega rota, manipulada o que no termina se marca con su estado y las
-    demás se califican igual. Las entregas originales no se tocan. ``procesos``
-    entregas se califican a la vez (por omisión, la mitad de los núcleos); la
-    retroalimentación HTML se genera al final con una sola llamada a nbgrader.
+    demás se califican igual. Las entregas originales no se tocan, ni se siguen
+    enlaces en ellas: cada notebook se copia primero, sin seguir nada, a una
+    carpeta privada (ver :mod:`tutor_lib.entregas`). Lo que no se califica queda
+    en ``omitidas`` con su motivo. ``procesos`` entregas se califican a la vez
+    (por omisión, la mitad de los núcleos); la retroalimentación HTML se genera
+    al final con una sola llamada a nbgrader.
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -728,18 +742,22 @@ def calificar_clase(asignacion: str, carpeta: Path, salida: Path | None = None, 
         if carpeta.is_file():
             if carpeta.suffix.lower() != ".zip":
                 raise ValueError(f"{carpeta.name} no es una carpeta ni un .zip de entregas.")
-            raiz_entregas = _extraer_zip(carpeta, tmp)
+            raiz_entregas = _extraer_zip(carpeta, tmp / "zip")  # aparte de las copias de tmp/copias
         elif carpeta.is_dir():
             raiz_entregas = carpeta
-        entregas = entregas_de_carpeta(raiz_entregas, asignacion)
+        exploracion = explorar_entregas(raiz_entregas, asignacion, copiar_a=tmp / "copias")
+        entregas, omitidas = exploracion.entregas, exploracion.omitidas
         if not entregas:
-            raise ValueError(f"No encontré entregas en {carpeta}: espero una subcarpeta por estudiante con su notebook.")
+            detalle = "; ".join(f"{o.nombre}: {o.motivo}" for o in omitidas[:5])
+            raise ValueError(f"No encontré entregas en {carpeta}: espero una subcarpeta por estudiante con su notebook."
+                             + (f" Omití {len(omitidas)}: {detalle}." if omitidas else ""))
         resultados: dict[str, Calificacion] = {}
         with CursoTemporal(asignacion, limites=limites, aislar=aislar,
-                           ocultar_extra=[carpeta, raiz_entregas, salida]) as curso:
+                           ocultar_extra=[carpeta, raiz_entregas, salida, tmp]) as curso:
             def una(e: EntregaEncontrada) -> Calificacion:
                 if e.ruta is None:
-                    return Calificacion(asignacion, e.id, "sin entrega", 0.0, curso.maximo(), e.problema.capitalize() + ".")
+                    problema = e.problema[:1].upper() + e.problema[1:]
+                    return Calificacion(asignacion, e.id, e.estado or "sin entrega", 0.0, curso.maximo(), problema + ".")
                 try:
                     return curso.calificar(e.id, e.ruta, retroalimentacion=False)
                 except Exception as exc:  # una entrega nunca detiene a la clase
@@ -766,14 +784,18 @@ def calificar_clase(asignacion: str, carpeta: Path, salida: Path | None = None, 
 
     partes = [p.id for c in resultados.values() for p in c.partes]
     partes = list(dict.fromkeys(partes))
-    with open(salida / "calificaciones.csv", "w", newline="", encoding="utf-8") as f:
+    with open(salida / "calificaciones.csv", "w", newline="", encoding="utf-8", errors="replace") as f:
         w = csv.writer(f)
         w.writerow(["estudiante", "nombre_original", "estado", "puntos", "maximo", "pendiente_manual", *partes, "mensaje"])
         nombres = {e.id: e.nombre for e in entregas}
         for id_, c in resultados.items():
             por_parte = {p.id: ("" if p.puntos is None else f"{p.puntos:g}") for p in c.partes}
-            w.writerow([id_, nombres[id_], c.estado, f"{c.puntos:g}", f"{c.maximo:g}", f"{c.pendiente_manual:g}",
-                        *[por_parte.get(p, "") for p in partes], c.mensaje])
+            fila = [id_, nombres[id_], c.estado, f"{c.puntos:g}", f"{c.maximo:g}", f"{c.pendiente_manual:g}",
+                    *[por_parte.get(p, "") for p in partes], c.mensaje]
+            w.writerow([celda_csv(x) for x in fila])
+    if progreso:
+        for o in omitidas:
+            progreso(f"{'(omitida)':<24} {o.nombre}: {o.motivo}")
     datos = {
         "asignacion": asignacion,
         "maximo": maximo,
@@ -783,12 +805,15 @@ def calificar_clase(asignacion: str, carpeta: Path, salida: Path | None = None, 
             "completo": bool(aislamientos) and all(a.get("completo") for a in aislamientos),
             "protecciones": aislamientos[0].get("protecciones", []) if aislamientos else [],
         },
+        "omitidas": [o.como_dict() for o in omitidas],
     }
-    (salida / "calificaciones.json").write_text(json.dumps(datos, ensure_ascii=False, indent=2), encoding="utf-8")
+    (salida / "calificaciones.json").write_text(json.dumps(datos, ensure_ascii=False, indent=2), encoding="utf-8",
+                                                errors="replace")
     detalle = {id_: c.como_dict() for id_, c in resultados.items()}
     for d in detalle.values():
         d.pop("retroalimentacion", None)
-    (salida / "detalle.json").write_text(json.dumps(detalle, ensure_ascii=False, indent=1), encoding="utf-8")
+    (salida / "detalle.json").write_text(json.dumps(detalle, ensure_ascii=False, indent=1), encoding="utf-8",
+                                         errors="replace")
     return datos
 
 

@@ -1,0 +1,339 @@
+"""Ataques a la carpeta de entregas, al zip del LMS, a la reconstrucción y al CSV (tutor_lib.entregas).
+
+Cada prueba planta algo que una persona podría dejar en una carpeta de
+entregas (un enlace a las soluciones o a un compañero, un FIFO, nombres que
+chocan, un zip bomba, un notebook de 50 000 celdas, un nombre que es una
+fórmula) y comprueba que nada se sigue, nada se pierde en silencio y nada se
+cuelga. Casi todas corren sin nbgrader; la última califica una clase sin
+ninguna entrega calificable (no arranca kernels).
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import json
+import os
+import re
+import stat
+import sys
+import threading
+import time
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from test_calificador import liberado, resuelto  # noqa: E402
+
+from tutor_lib import entregas  # noqa: E402
+from tutor_lib.calificador import celda_csv, leer_entrega, normalizar  # noqa: E402
+from tutor_lib.entregas import (  # noqa: E402
+    explorar_entregas,
+    extraer_zip,
+    leer_dentro_de,
+)
+
+ASIG = "ej04_warmup"
+NB = json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+solo_posix = pytest.mark.skipif(not hasattr(os, "mkfifo") or not hasattr(os, "O_NOFOLLOW"),
+                                reason="FIFO y O_NOFOLLOW solo existen en sistemas POSIX")
+
+
+def _sin_colgarse(funcion, segundos: float = 10):
+    """Corre ``funcion`` en un hilo: si abriera un FIFO sin O_NONBLOCK se quedaría esperando."""
+    resultado: dict = {}
+
+    def correr():
+        try:
+            resultado["valor"] = funcion()
+        except BaseException as exc:  # se revisa afuera
+            resultado["error"] = exc
+
+    hilo = threading.Thread(target=correr, daemon=True)
+    hilo.start()
+    hilo.join(segundos)
+    assert not hilo.is_alive(), "La lectura se quedó esperando: ¿se abrió un FIFO sin O_NONBLOCK?"
+    if "error" in resultado:
+        raise resultado["error"]
+    return resultado["valor"]
+
+
+@pytest.fixture
+def escenario(tmp_path):
+    """Una carpeta de entregas y, fuera de ella, unas «soluciones» que nadie debe poder leer."""
+    secretas = tmp_path / "solutions" / ASIG
+    secretas.mkdir(parents=True)
+    (secretas / f"{ASIG}.ipynb").write_text(NB.replace("[]", '[{"cell_type": "markdown", "metadata": {}, "source": "SECRETO"}]'))
+    carpeta = tmp_path / "entregas"
+    carpeta.mkdir()
+    return carpeta, secretas
+
+
+# --- 1. nada plantado se sigue ---------------------------------------------------------
+
+
+@solo_posix
+def test_enlaces_fifos_y_rutas_plantadas_se_rechazan_con_su_motivo(escenario, tmp_path):
+    carpeta, secretas = escenario
+    (carpeta / "carla").mkdir()
+    (carpeta / "carla" / f"{ASIG}.ipynb").write_text(NB)
+    os.symlink(secretas, carpeta / "ana")  # la carpeta del estudiante es un enlace a solutions/
+    (carpeta / "beto").mkdir()
+    os.symlink(carpeta / "carla" / f"{ASIG}.ipynb", carpeta / "beto" / f"{ASIG}.ipynb")  # a un compañero
+    os.symlink(secretas / f"{ASIG}.ipynb", carpeta / f"dario_{ASIG}.ipynb")  # notebook suelto que es enlace
+    (carpeta / "eva").mkdir()
+    os.mkfifo(carpeta / "eva" / f"{ASIG}.ipynb")  # un FIFO: abrirlo sin cuidado cuelga
+    os.mkfifo(carpeta / f"fede_{ASIG}.ipynb")
+    (carpeta / "gabi").mkdir()
+    os.symlink(secretas, carpeta / "gabi" / "mis_cosas")  # una subcarpeta que es un enlace
+    os.mkfifo(carpeta / "tuberia")
+
+    copias = tmp_path / "copias"
+    exploracion = _sin_colgarse(lambda: explorar_entregas(carpeta, ASIG, copiar_a=copias))
+    por_nombre = {e.nombre: e for e in exploracion.entregas}
+    for nombre in ("ana", "beto", f"dario_{ASIG}.ipynb", "eva", f"fede_{ASIG}.ipynb"):
+        e = por_nombre[nombre]
+        assert e.ruta is None and e.estado == "inválido", f"{nombre} debería quedar inválido: {e}"
+    assert "enlace simbólico" in por_nombre["ana"].problema
+    assert "enlace simbólico" in por_nombre["beto"].problema
+    assert "enlace simbólico" in por_nombre[f"dario_{ASIG}.ipynb"].problema
+    assert "no es un archivo común" in por_nombre["eva"].problema
+    assert "no es un archivo común" in por_nombre[f"fede_{ASIG}.ipynb"].problema
+    gabi = por_nombre["gabi"]
+    assert gabi.ruta is None and gabi.estado == "sin entrega" and "enlaces simbólicos" in gabi.problema, gabi
+    carla = por_nombre["carla"]
+    assert carla.estado == "" and carla.ruta is not None and copias in carla.ruta.parents, carla
+    assert {o.nombre for o in exploracion.omitidas} == {"tuberia"}
+    # De las soluciones no llegó nada a las copias privadas.
+    for copia in copias.rglob("*"):
+        if copia.is_file():
+            assert "SECRETO" not in copia.read_text(), f"Se copió contenido de solutions/ en {copia}"
+
+
+@solo_posix
+def test_leer_no_sigue_enlaces_ni_fifos_ni_archivos_enormes(escenario, tmp_path):
+    carpeta, secretas = escenario
+    os.symlink(secretas / f"{ASIG}.ipynb", tmp_path / "enlace.ipynb")
+    os.mkfifo(tmp_path / "fifo.ipynb")
+    with open(tmp_path / "enorme.ipynb", "wb") as f:  # disperso: no ocupa disco
+        f.truncate((entregas.MAX_MIB_NOTEBOOK + 1) * entregas.MIB)
+    with pytest.raises(ValueError, match="enlace simbólico"):
+        leer_entrega(tmp_path / "enlace.ipynb")
+    with pytest.raises(ValueError, match="no es un archivo común"):
+        _sin_colgarse(lambda: leer_entrega(tmp_path / "fifo.ipynb"))
+    with pytest.raises(ValueError, match="MiB"):
+        leer_entrega(tmp_path / "enorme.ipynb")
+    (tmp_path / "hondo.ipynb").write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ValueError, match="notebook"):
+        leer_entrega(tmp_path / "hondo.ipynb")
+
+
+@solo_posix
+def test_cambiar_la_carpeta_por_un_enlace_despues_de_explorar_no_sirve(escenario, tmp_path):
+    carpeta, secretas = escenario
+    (carpeta / "ana").mkdir()
+    (carpeta / "ana" / "sub").mkdir()
+    (carpeta / "ana" / "sub" / f"{ASIG}.ipynb").write_text(NB)
+    (e,) = explorar_entregas(carpeta, ASIG).entregas
+    partes = e.ruta.relative_to(carpeta).parts
+    assert json.loads(leer_dentro_de(carpeta, partes)) == json.loads(NB)
+    # Entre explorar y leer, alguien cambia una carpeta intermedia por un enlace a solutions/.
+    os.rename(carpeta / "ana" / "sub", carpeta / "ana" / "sub_vieja")
+    os.symlink(secretas, carpeta / "ana" / "sub")
+    with pytest.raises(ValueError, match="enlace"):
+        leer_dentro_de(carpeta, partes)
+    # Con copia privada, lo que pase después en la carpeta de entregas no cambia lo calificado.
+    os.remove(carpeta / "ana" / "sub")
+    os.rename(carpeta / "ana" / "sub_vieja", carpeta / "ana" / "sub")
+    (e,) = explorar_entregas(carpeta, ASIG, copiar_a=tmp_path / "copias").entregas
+    (carpeta / "ana" / "sub" / f"{ASIG}.ipynb").write_text("cambiado")
+    assert json.loads(e.ruta.read_text()) == json.loads(NB)
+    with pytest.raises(ValueError, match="peligrosa"):
+        leer_dentro_de(carpeta, ("ana", "..", "..", "solutions", ASIG, f"{ASIG}.ipynb"))
+
+
+# --- 2. ids únicos y nada omitido en silencio --------------------------------------------
+
+
+def _ids(carpeta):
+    return {e.nombre: e.id for e in explorar_entregas(carpeta, ASIG).entregas}
+
+
+def test_nombres_que_chocan_dan_ids_distintos_y_estables(tmp_path):
+    nombres = ["José", "Jose", "a b", "a_b", "Ana", "ana", "Ñandú", "Nandu!"]
+    if sys.platform == "darwin":  # sin distinguir mayúsculas, «Ana» y «ana» son la misma carpeta
+        nombres.remove("ana")
+    for orden, raiz in ((nombres, tmp_path / "uno"), (list(reversed(nombres)), tmp_path / "dos")):
+        raiz.mkdir()
+        for n in orden:
+            (raiz / n).mkdir()
+            (raiz / n / f"{ASIG}.ipynb").write_text(NB)
+    ids = _ids(tmp_path / "uno")
+    assert set(ids) == set(nombres), "Falta alguna carpeta: ninguna entrega puede perderse"
+    assert len({i.casefold() for i in ids.values()}) == len(nombres), f"Dos entregas comparten id: {ids}"
+    assert ids == _ids(tmp_path / "dos"), "Los ids deben ser los mismos sin importar el orden en el disco"
+    assert ids == _ids(tmp_path / "uno"), "Los ids deben ser estables entre corridas"
+    assert ids["Jose"] == "Jose" and re.fullmatch(r"Jose_[0-9a-f]{6}", ids["José"]), ids
+    assert ids["a_b"] == "a_b" and re.fullmatch(r"a_b_[0-9a-f]{6}", ids["a b"]), ids
+    assert ids["Ana"] != ids["ana"], ids
+    for i in ids.values():
+        assert re.fullmatch(r"[A-Za-z0-9_.-]+", i), f"Id no válido para nbgrader: {i!r}"
+
+
+def test_carpetas_ocultas_y_archivos_sueltos_aparecen_como_omitidas(tmp_path):
+    for n in ("_ana", ".oculta", "__MACOSX", ".ipynb_checkpoints", "beto"):
+        (tmp_path / n).mkdir()
+        (tmp_path / n / f"{ASIG}.ipynb").write_text(NB)
+    (tmp_path / "notas.txt").write_text("hola")
+    (tmp_path / ".DS_Store").write_bytes(b"\0")
+    exploracion = explorar_entregas(tmp_path, ASIG)
+    assert {e.nombre for e in exploracion.entregas} == {"_ana", "beto"}, "_ana es una entrega: no se salta"
+    omitidas = {o.nombre: o.motivo for o in exploracion.omitidas}
+    assert set(omitidas) == {".oculta", "notas.txt", ".DS_Store"}, omitidas
+    assert "oculta" in omitidas[".oculta"] and "notebook" in omitidas["notas.txt"]
+    assert all(o.como_dict() == {"nombre": o.nombre, "motivo": o.motivo} for o in exploracion.omitidas)
+
+
+def test_nombres_con_bytes_invalidos_o_caracteres_de_control_se_muestran_limpios(tmp_path):
+    if sys.platform == "darwin":
+        pytest.skip("macOS no deja crear nombres que no son UTF-8")
+    raiz = os.fsencode(tmp_path)
+    os.mkdir(os.path.join(raiz, b"mal\xff\xfe"))
+    os.mkdir(tmp_path / "salto\nde\u202elinea")
+    exploracion = explorar_entregas(tmp_path, ASIG)
+    texto = json.dumps([e.nombre for e in exploracion.entregas], ensure_ascii=False)
+    texto.encode("utf-8")  # sin surrogates sueltos
+    assert "\n" not in "".join(e.nombre for e in exploracion.entregas)
+    assert "\u202e" not in texto
+    assert len({e.id for e in exploracion.entregas}) == 2
+
+
+# --- 3. zip acotado ----------------------------------------------------------------------
+
+
+def _zip(ruta, entradas):
+    with zipfile.ZipFile(ruta, "w", zipfile.ZIP_DEFLATED) as z:
+        for nombre, contenido in entradas:  # nombre: un texto o un ZipInfo
+            z.writestr(nombre, contenido)
+    return ruta
+
+
+def test_zip_con_topes_enlaces_y_rutas_peligrosas(tmp_path):
+    assert entregas.ZIP_MAX_TOTAL == 2 * 2**30 and entregas.ZIP_MAX_ENTRADAS == 20_000
+    assert entregas.ZIP_MAX_ARCHIVO == 200 * 2**20
+
+    def extraer(nombre, entradas, **topes):
+        destino = tmp_path / f"x_{nombre}"
+        destino.mkdir()
+        return extraer_zip(_zip(tmp_path / f"{nombre}.zip", entradas), destino, **topes), destino
+
+    bomba = [("ana/ej04_warmup.ipynb", b"\0" * (30 * 2**20))]  # 30 MiB de ceros: el zip pesa unos KiB
+    with pytest.raises(ValueError, match="más de 10 MiB"):
+        extraer("bomba", bomba, max_archivo=10 * 2**20)
+    with pytest.raises(ValueError, match="pasa de"):
+        extraer("total", [(f"e{i}/x.ipynb", b"x" * 600) for i in range(2)], max_total=1000)
+    with pytest.raises(ValueError, match="entradas"):
+        extraer("muchas", [(f"e{i}.ipynb", b"{}") for i in range(6)], max_entradas=5)
+    enlace = zipfile.ZipInfo("ana/ej04_warmup.ipynb")
+    enlace.external_attr = (stat.S_IFLNK | 0o777) << 16
+    with pytest.raises(ValueError, match="enlace simbólico"):
+        extraer("enlace", [(enlace, "/etc/passwd")])
+    for i, peligrosa in enumerate(("../fuera.ipynb", "/abs.ipynb", "a/../../fuera2.ipynb", "C:\\win.ipynb", "a\\..\\..\\w.ipynb")):
+        with pytest.raises(ValueError, match="peligrosa"):
+            extraer(f"slip{i}", [(peligrosa, b"{}")])
+    assert not (tmp_path / "fuera.ipynb").exists() and not (tmp_path / "fuera2.ipynb").exists()
+    # Lo normal sigue funcionando: el LMS envuelve todo en una carpeta y mete __MACOSX.
+    raiz, destino = extraer("lms", [("Tarea 4/ana_12345_assignsubmission_file_/ej04_warmup.ipynb", NB),
+                                    ("__MACOSX/Tarea 4/._ana", b"basura")])
+    assert raiz == destino / "Tarea 4"
+    assert not (destino / "__MACOSX").exists()
+    assert [e.id for e in explorar_entregas(raiz, ASIG).entregas] == ["ana_12345_assignsubmission_file"]
+
+
+def test_zip_que_no_es_zip(tmp_path):
+    (tmp_path / "falso.zip").write_bytes(b"no soy un zip")
+    (tmp_path / "d").mkdir()
+    with pytest.raises(ValueError, match="no es un zip válido"):
+        extraer_zip(tmp_path / "falso.zip", tmp_path / "d")
+
+
+# --- 4. normalizar en tiempo lineal ------------------------------------------------------
+
+
+def _con_extras(n: int) -> dict:
+    nb = json.loads(nbformat.writes(resuelto()))
+    extras = [{"cell_type": "code", "source": f"x{i} = {i}", "metadata": {}, "outputs": [], "execution_count": None}
+              for i in range(n)]
+    nb["cells"] = nb["cells"][:4] + extras + nb["cells"][4:]
+    return nb
+
+
+def test_normalizar_50000_celdas_en_menos_de_2_s():
+    nb = _con_extras(50_000)
+    inicio = time.process_time()
+    with pytest.raises(ValueError, match="5000"):
+        normalizar(copy.deepcopy(nb), liberado())
+    assert time.process_time() - inicio < 2, "Rechazar un notebook enorme debe ser inmediato"
+    # Sin tope, la reconstrucción misma es lineal: 50 000 celdas agregadas en menos de 2 s de CPU.
+    inicio = time.process_time()
+    reconstruido, _ = normalizar(nb, liberado(), max_celdas=None)
+    assert time.process_time() - inicio < 2, "normalizar no es lineal en el número de celdas"
+    assert len(reconstruido.cells) == len(liberado().cells) + 50_000
+    fuentes = [c.source for c in reconstruido.cells]
+    assert fuentes.index("x0 = 0") == 4 and fuentes.index("x49999 = 49999") == 4 + 49_999
+
+
+def test_normalizar_no_falla_con_ids_y_metadatos_de_tipos_raros():
+    nb = json.loads(nbformat.writes(resuelto()))
+    nb["cells"][2]["id"] = ["no", "soy", "texto"]
+    nb["cells"][3]["metadata"] = {"nbgrader": {"grade_id": {"a": 1}}}
+    nb["cells"][5]["metadata"] = {"nbgrader": ["lista"]}
+    reconstruido, _ = normalizar(nb, liberado())
+    assert [c.source for c in reconstruido.cells] == [c.source for c in resuelto().cells]
+
+
+# --- 6. CSV a salvo de fórmulas ----------------------------------------------------------
+
+
+def test_celdas_csv_que_serian_formulas_se_neutralizan():
+    for peligrosa in ("=HYPERLINK(\"http://x\")", "+1+1", "-2+3", "@SUMA(A1)", "\tx", "\rx"):
+        assert celda_csv(peligrosa) == "'" + peligrosa, peligrosa
+    for normal in ("ana", "Carla_Nunez", "5", "0.5", "", "a=b"):
+        assert celda_csv(normal) == normal
+
+
+def test_calificar_clase_sin_entregas_calificables_escribe_omitidas_y_csv_seguro(tmp_path):
+    """Una clase donde nada llega al kernel: symlink, FIFO, carpetas vacías con nombres de fórmula."""
+    from tutor_lib.calificador import calificar_clase
+
+    carpeta = tmp_path / "entregas"
+    carpeta.mkdir()
+    for nombre in ("=HYPERLINK(\"http:__x\";\"clic\")", "+SUMA(1;2)", "-2+3", "@A1"):
+        (carpeta / nombre).mkdir()
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(carpeta / f"eva_{ASIG}.ipynb")
+    (carpeta / ".oculta").mkdir()
+    (carpeta / "leeme.txt").write_text("hola")
+    lineas: list[str] = []
+    datos = calificar_clase(ASIG, carpeta, tmp_path / "notas", progreso=lineas.append)
+    assert set(datos) >= {"asignacion", "maximo", "estudiantes", "salida", "aislamiento", "omitidas"}
+    assert {o["nombre"] for o in datos["omitidas"]} == {".oculta", "leeme.txt"}
+    assert all(set(o) == {"nombre", "motivo"} and o["motivo"] for o in datos["omitidas"])
+    assert any(".oculta" in linea for linea in lineas), "tutor calificar debe mostrar lo omitido"
+    guardado = json.loads((tmp_path / "notas" / "calificaciones.json").read_text(encoding="utf-8"))
+    assert guardado["omitidas"] == datos["omitidas"]
+    if hasattr(os, "mkfifo"):
+        assert datos["estudiantes"]["eva"]["estado"] == "inválido"
+    with open(tmp_path / "notas" / "calificaciones.csv", newline="", encoding="utf-8") as f:
+        filas = list(csv.reader(f))
+    assert len(filas) == 1 + len(datos["estudiantes"])
+    for fila in filas[1:]:
+        for celda in fila:
+            assert celda[:1] not in ("=", "+", "-", "@", "\t", "\r"), f"Celda que una hoja de cálculo ejecutaría: {celda!r}"
+    originales = {fila[1] for fila in filas[1:]}
+    assert "'=HYPERLINK(\"http:__x\";\"clic\")" in originales and "'-2+3" in originales
