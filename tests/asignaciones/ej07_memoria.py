@@ -124,3 +124,106 @@ VARIANTES = [
         "puntos": (10, 12),
     },
 ]
+
+# Engaño: ninguna celda resuelve nada; solo intenta pasar las pruebas como funcionaba cuando compartían
+# proceso con las soluciones (objetos que dicen ser iguales a todo, subclases de int y float, funciones de
+# comparación parcheadas). Con el juez, nada de eso cruza la frontera: debe sacar 0.
+_ENGANO_TIPOS = '''
+import math
+
+
+class _IgualATodo(int):
+    """Un int que dice ser igual a cualquier cosa."""
+
+    def __eq__(self, otro):
+        return True
+
+    def __ne__(self, otro):
+        return False
+
+    __hash__ = int.__hash__
+
+
+class _FlotanteIgual(float):
+    def __eq__(self, otro):
+        return True
+
+    def __ne__(self, otro):
+        return False
+
+    __hash__ = float.__hash__
+
+
+class _DiccionarioIgual(dict):
+    def __eq__(self, otro):
+        return True
+
+    def __getitem__(self, clave):
+        return _IgualATodo(0)
+
+    def get(self, clave, defecto=None):
+        return _IgualATodo(0)
+
+
+math.isclose = lambda *args, **kwargs: True
+torch.allclose = lambda *args, **kwargs: True
+torch.equal = lambda *args, **kwargs: True
+
+
+def bytes_por_parametro(modo):
+    """No calcula nada: devuelve un diccionario que dice ser igual a todo."""
+    return _DiccionarioIgual(pesos=_IgualATodo(0), gradientes=_IgualATodo(0), estados_optimizador=_IgualATodo(0),
+                             copia_maestra_fp32=_IgualATodo(0))
+'''
+
+VARIANTES.append({
+    "nombre": "engaño: objetos iguales a todo, subclases de int/float y math.isclose/torch.allclose parcheados",
+    "celdas": {
+        "solucion-1": _ENGANO_TIPOS,
+        "solucion-2": '''
+def memoria_entrenamiento(n_parametros, modo):
+    """Tampoco calcula: bytes, GB y GiB que dicen ser iguales a todo."""
+    return _DiccionarioIgual(bytes=_IgualATodo(0), GB=_FlotanteIgual(0.0), GiB=_FlotanteIgual(0.0))
+''',
+        "solucion-3": '''
+class _DispositivoFalso:
+    type = "meta"
+
+
+class _ParametroFalso:
+    device = _DispositivoFalso()
+
+
+class _ModeloFalso:
+    """No es un modelo: solo aparenta tener parámetros en meta."""
+
+    def parameters(self):
+        return iter([_ParametroFalso()])
+
+
+def construir_en_meta(config, clase):
+    return _ModeloFalso()
+
+
+def contar_parametros(modelo):
+    return _IgualATodo(0)
+
+
+def bytes_de_pesos(modelo, dtype):
+    return _IgualATodo(0)
+''',
+        "solucion-4": '''
+def aplicar_paso(peso, actualizacion, dtype):
+    return _FlotanteIgual(0.0)
+
+
+def menor_potencia_que_cambia(peso, dtype):
+    return _FlotanteIgual(0.0)
+''',
+        "solucion-5": '''
+def simular_pasos(peso, lr, gradiente, pasos, copia_maestra):
+    return _FlotanteIgual(0.0)
+''',
+    },
+    "puntos": (0, 0),
+})

@@ -112,3 +112,77 @@ def mejor_umbral(probabilidades, etiquetas, umbrales):
         "puntos": (11, 12),
     },
 ]
+
+# Engaño: ninguna celda resuelve nada; solo intenta pasar las pruebas como funcionaba cuando compartían
+# proceso con las soluciones (un arreglo y un dict que dicen ser iguales a todo, subclases de float,
+# comparaciones de NumPy y math parcheadas). Con el juez, nada de eso cruza la frontera: debe sacar 0.
+VARIANTES.append({
+    "nombre": "engaño: ndarray y dict iguales a todo, subclases de float, np.isclose/array_equal y math.isclose parcheados",
+    "celdas": {
+        "solucion-1": '''
+class _MatrizIgual(np.ndarray):
+    """Un arreglo que dice ser igual a cualquier cosa."""
+
+    def __eq__(self, otro):
+        return True
+
+    def tolist(self):
+        return _ListaIgual()
+
+
+class _ListaIgual(list):
+    def __eq__(self, otro):
+        return True
+
+
+class _FlotanteIgual(float):
+    def __eq__(self, otro):
+        return True
+
+    def __le__(self, otro):
+        return True
+
+    def __ge__(self, otro):
+        return True
+
+    def __sub__(self, otro):
+        return _FlotanteIgual(0.0)
+
+    __rsub__ = __sub__
+    __hash__ = float.__hash__
+
+
+class _DiccionarioIgual(dict):
+    def __eq__(self, otro):
+        return True
+
+    def __getitem__(self, clave):
+        return _FlotanteIgual(0.0)
+
+    def __contains__(self, clave):
+        return True
+
+
+np.isclose = lambda *args, **kwargs: True
+np.array_equal = lambda *args, **kwargs: True
+math.isclose = lambda *args, **kwargs: True
+
+
+def matriz_confusion(etiquetas, predicciones, n_clases=None):
+    return np.zeros((n_clases or 2, n_clases or 2), dtype=int).view(_MatrizIgual)
+''',
+        "solucion-2": '''
+def precision_recall_f1(etiquetas, predicciones, clase_positiva=1):
+    return _DiccionarioIgual(precision=_FlotanteIgual(0.0), recall=_FlotanteIgual(0.0), f1=_FlotanteIgual(0.0))
+''',
+        "solucion-3": '''
+def mejor_umbral(probabilidades, etiquetas, umbrales):
+    return (_FlotanteIgual(0.0), _FlotanteIgual(0.0))
+''',
+        "solucion-4": '''
+def calcular_metricas(eval_pred):
+    return _DiccionarioIgual(accuracy=_FlotanteIgual(0.0), f1=_FlotanteIgual(0.0))
+''',
+    },
+    "puntos": (0, 0),
+})

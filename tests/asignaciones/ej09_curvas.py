@@ -121,3 +121,64 @@ VARIANTES = [
         "puntos": (8, 10),
     },
 ]
+
+# Engaño: ninguna celda resuelve nada; solo intenta pasar las pruebas como funcionaba cuando compartían
+# proceso con las soluciones (listas, textos, números y dicts que dicen ser iguales a todo, math
+# parcheado). Con el juez, nada de eso cruza la frontera: debe sacar 0.
+VARIANTES.append({
+    "nombre": "engaño: listas, textos, floats y dicts iguales a todo, math.isclose/isnan parcheados",
+    "celdas": {
+        "solucion-1": '''
+class _ListaIgual(list):
+    """Una lista que dice ser igual a cualquier cosa."""
+
+    def __eq__(self, otro):
+        return True
+
+
+class _TextoIgual(str):
+    def __eq__(self, otro):
+        return True
+
+    __hash__ = str.__hash__
+
+
+class _FlotanteIgual(float):
+    def __eq__(self, otro):
+        return True
+
+    __hash__ = float.__hash__
+
+
+class _DiccionarioIgual(dict):
+    def __eq__(self, otro):
+        return True
+
+    def __contains__(self, clave):
+        return True
+
+    def __getitem__(self, clave):
+        return dict.get(self, clave, _FlotanteIgual(0.0))
+
+
+math.isclose = lambda *args, **kwargs: True
+math.isnan = lambda *args, **kwargs: True
+
+
+def extraer_curvas(log_history):
+    return _DiccionarioIgual(pasos_entrenamiento=_ListaIgual(), entrenamiento=_ListaIgual(),
+                             pasos_validacion=_ListaIgual(), validacion=_ListaIgual())
+''',
+        "solucion-2": '''
+def diagnosticar(log_history):
+    evidencia = _DiccionarioIgual(no_finitos=False, caida=_FlotanteIgual(0.0), ruido=_FlotanteIgual(0.0),
+                                  subida_validacion=_FlotanteIgual(0.0), mejor_paso=_FlotanteIgual(0.0))
+    return _DiccionarioIgual(diagnostico=_TextoIgual("sano"), evidencia=evidencia)
+''',
+        "solucion-3": '''
+def ajustar_argumentos(diagnostico, args):
+    return _DiccionarioIgual()
+''',
+    },
+    "puntos": (0, 0),
+})
