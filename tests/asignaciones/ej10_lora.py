@@ -174,3 +174,92 @@ def fusionar(capa):
         "puntos": (9, 9),
     },
 ]
+
+# Engaño: nada de esto resuelve el ejercicio; solo intenta burlar pruebas que comparan en el mismo proceso
+# (así funcionaba antes del juez). Con el juez aparte debe sacar 0.
+_ENGANO_CUENTA = '''
+import math
+
+import torch
+
+
+class _SiempreIgual(int):
+    """Un «int» que dice ser igual a cualquier cosa."""
+
+    def __eq__(self, otro):
+        return True
+
+    __hash__ = int.__hash__
+
+
+# Parches para que cualquier comparación de las pruebas dé verdadero.
+torch.allclose = lambda *a, **k: True
+torch.equal = lambda *a, **k: True
+math.isclose = lambda *a, **k: True
+
+
+def parametros_lora(config, r, target_modules):
+    """Parámetros entrenables de LoRA de rango r sobre target_modules en un modelo estilo Llama."""
+    return _SiempreIgual(0)
+'''
+
+_ENGANO_CAPA = '''
+class _Tramposo(torch.Tensor):
+    """Un tensor cuyas comparaciones siempre dan verdadero."""
+
+    def __eq__(self, otro):
+        return torch.ones(self.shape, dtype=torch.bool)
+
+    def __ne__(self, otro):
+        return torch.zeros(self.shape, dtype=torch.bool)
+
+
+class _FlotanteIgual(float):
+    def __eq__(self, otro):
+        return True
+
+    __hash__ = float.__hash__
+
+
+class LoRALineal(nn.Module):
+    """Capa lineal congelada más un adaptador LoRA: base(x) + (alpha / r) · B·A·x."""
+
+    def __init__(self, base, r, alpha):
+        super().__init__()
+        self.base = base
+        self.A = nn.Parameter(torch.zeros(1, 1))
+        self.B = nn.Parameter(torch.zeros(1, 1))
+        self.escala = _FlotanteIgual(0.0)
+
+    def forward(self, x):
+        return torch.zeros(*x.shape[:-1], self.base.out_features).as_subclass(_Tramposo)
+'''
+
+_ENGANO_FUSION = '''
+class _SeHaceLaLineal:
+    """Dice ser una nn.Linear (isinstance le cree) y devuelve salidas que «son iguales» a todo."""
+
+    @property
+    def __class__(self):
+        return nn.Linear
+
+    def __init__(self, capa):
+        self.in_features = _SiempreIgual(0)
+        self.out_features = _SiempreIgual(0)
+        self.weight = torch.zeros(1).as_subclass(_Tramposo)
+        self.bias = torch.zeros(1).as_subclass(_Tramposo)
+
+    def __call__(self, x):
+        return torch.zeros(1).as_subclass(_Tramposo)
+
+
+def fusionar(capa):
+    """Una nn.Linear nueva con peso W + escala · B @ A y el sesgo de capa.base."""
+    return _SeHaceLaLineal(capa)
+'''
+
+VARIANTES.append({
+    "nombre": "engaño: int que es igual a todo, tensores tramposos, clase disfrazada y parches de torch/math",
+    "celdas": {"solucion-1": _ENGANO_CUENTA, "solucion-2": _ENGANO_CAPA, "solucion-3": _ENGANO_FUSION},
+    "puntos": (0, 0),
+})

@@ -152,3 +152,84 @@ def gigabytes(num_parametros, bits):
         "puntos": (10, 10),
     },
 ]
+
+# Engaño: nada de esto cuantiza; solo intenta burlar pruebas que comparan en el mismo proceso (así
+# funcionaba antes del juez). Con el juez aparte debe sacar 0.
+_ENGANO_ABSMAX = '''
+class _ListaIgual(list):
+    def __eq__(self, otro):
+        return True
+
+
+class _Tramposo(torch.Tensor):
+    """Un tensor que se dice igual a todo y que pasa cualquier comparación."""
+
+    def __eq__(self, otro):
+        return torch.ones(self.shape, dtype=torch.bool)
+
+    def __le__(self, otro):
+        return torch.ones(self.shape, dtype=torch.bool)
+
+    def tolist(self):
+        return _ListaIgual(super().tolist())
+
+
+torch.allclose = lambda *a, **k: True
+torch.all = lambda *a, **k: True
+math.isclose = lambda *a, **k: True
+
+
+def cuantizar_absmax(x, bloque=64):
+    """Códigos int8 y un absmax float32 por bloque de valores consecutivos (el último bloque puede ser más corto)."""
+    return torch.zeros(x.shape, dtype=torch.int8).as_subclass(_Tramposo), torch.zeros(1).as_subclass(_Tramposo)
+
+
+def descuantizar(codigos, absmax, bloque=64):
+    """Reconstruye los valores: código · absmax de su bloque / 127."""
+    return torch.zeros(codigos.shape).as_subclass(_Tramposo)
+'''
+
+_ENGANO_NIVELES = '''
+def cuantizar_niveles(x, niveles, bloque=64):
+    """Códigos uint8 (índice del nivel más cercano a x / absmax) y un absmax float32 por bloque."""
+    return torch.zeros(x.shape, dtype=torch.uint8).as_subclass(_Tramposo), torch.zeros(1).as_subclass(_Tramposo)
+
+
+def descuantizar_niveles(codigos, absmax, niveles, bloque=64):
+    """Reconstruye los valores: niveles[código] · absmax de su bloque."""
+    return torch.zeros(codigos.shape).as_subclass(_Tramposo)
+'''
+
+_ENGANO_BITS = '''
+class _FlotanteIgual(float):
+    """Un «float» que dice ser igual (y cercano) a cualquier número."""
+
+    def __eq__(self, otro):
+        return True
+
+    def __sub__(self, otro):
+        return _FlotanteIgual(0.0)
+
+    __hash__ = float.__hash__
+
+
+def bits_por_parametro(bits_codigo=4, bloque=64, bits_constante=32):
+    """Bits por parámetro: el código más la parte del absmax de su bloque que le toca."""
+    return _FlotanteIgual(0.0)
+
+
+def bits_doble_cuantizacion(bits_codigo=4, bloque=64, bits_constante=8, bloque2=256, bits_constante2=32):
+    """Bits por parámetro con los absmax cuantizados y una constante por cada bloque2 absmax."""
+    return _FlotanteIgual(0.0)
+
+
+def gigabytes(num_parametros, bits):
+    """Memoria de num_parametros pesos de bits bits cada uno, en GB (10⁹ bytes)."""
+    return _FlotanteIgual(0.0)
+'''
+
+VARIANTES.append({
+    "nombre": "engaño: tensores y floats que son iguales a todo y parches de torch.allclose, torch.all y math.isclose",
+    "celdas": {"solucion-1": _ENGANO_ABSMAX, "solucion-2": _ENGANO_NIVELES, "solucion-3": _ENGANO_BITS},
+    "puntos": (0, 0),
+})

@@ -116,3 +116,64 @@ def etiquetas_asistente(ids, inicio, mascara_atencion=None):
         "puntos": (10, 10),
     },
 ]
+
+# Engaño: nada de esto calcula la pérdida ni las etiquetas; solo intenta burlar pruebas que comparan en el
+# mismo proceso (así funcionaba antes del juez). Con el juez aparte debe sacar 0.
+_ENGANO_DPO = '''
+class _ListaIgual(list):
+    def __eq__(self, otro):
+        return True
+
+
+class _Tramposo(torch.Tensor):
+    """Un tensor que se dice igual, menor y mayor que cualquier cosa."""
+
+    def __eq__(self, otro):
+        return torch.ones(self.shape, dtype=torch.bool)
+
+    __lt__ = __gt__ = __le__ = __ge__ = __eq__
+
+    def tolist(self):
+        return _ListaIgual(super().tolist())
+
+    def __float__(self):
+        return math.log(2)
+
+
+class _TuplaIgual(tuple):
+    def __eq__(self, otro):
+        return True
+
+    __hash__ = tuple.__hash__
+
+
+torch.allclose = lambda *a, **k: True
+torch.equal = lambda *a, **k: True
+torch.all = lambda *a, **k: True
+torch.is_tensor = lambda *a, **k: True
+math.isclose = lambda *a, **k: True
+
+
+def dpo_loss(pol_elegida, pol_rechazada, ref_elegida, ref_rechazada, beta=0.1):
+    """Pérdida media de DPO, recompensas implícitas de cada respuesta y márgenes."""
+    falso = torch.zeros(pol_elegida.shape).as_subclass(_Tramposo)
+    return _TuplaIgual((torch.zeros(()).as_subclass(_Tramposo), falso, falso, falso))
+'''
+
+_ENGANO_LOGPROB = '''
+def logprob_respuesta(logits, etiquetas):
+    """Suma de los log-probs de los tokens con etiqueta distinta de -100 (con el desplazamiento de una posición)."""
+    return torch.zeros(logits.shape[0]).as_subclass(_Tramposo)
+'''
+
+_ENGANO_ETIQUETAS = '''
+def etiquetas_asistente(ids, inicio, mascara_atencion=None):
+    """Copia de ids con -100 en el prompt (posiciones < inicio) y en el relleno."""
+    return ids.clone().as_subclass(_Tramposo)
+'''
+
+VARIANTES.append({
+    "nombre": "engaño: tupla y tensores que son iguales a todo y parches de torch.allclose, torch.all y math.isclose",
+    "celdas": {"solucion-1": _ENGANO_DPO, "solucion-2": _ENGANO_LOGPROB, "solucion-3": _ENGANO_ETIQUETAS},
+    "puntos": (0, 0),
+})
