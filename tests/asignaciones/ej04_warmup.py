@@ -113,3 +113,65 @@ def grupos_weight_decay(modelo, weight_decay):
         "puntos": (10, 10),
     },
 ]
+
+_ENGANO = {
+    "nombre": "engaño: un int que dice ser igual a todo, una lista que miente su largo, math.isclose, torch.allclose y alumno parcheados",
+    "celdas": {
+        "solucion-1": '''
+class _IgualATodo(int):
+    """Un int que dice ser igual a cualquier cosa."""
+
+    def __eq__(self, otro):
+        return True
+
+    __hash__ = int.__hash__
+
+
+def pasos_totales(n_ejemplos, lote, acumulacion, epocas):
+    """Pasos de optimización de todo el entrenamiento, contados como el Trainer (un int)."""
+    return _IgualATodo(0)
+
+
+def pasos_de_warmup(warmup_steps, total):
+    """Pasos de warmup que da TrainingArguments(warmup_steps=warmup_steps) con `total` pasos (un int)."""
+    return _IgualATodo(0)
+''',
+        "solucion-2": '''
+import math
+
+math.isclose = lambda *args, **kwargs: True  # en el juez, math es otro módulo
+
+
+def lr_en_paso(paso, lr_max, warmup, total):
+    """Tasa de aprendizaje del paso `paso` (desde 0) con warmup lineal y decaimiento lineal hasta 0."""
+    return 0.0  # un float de verdad, pero equivocado: solo el math.isclose parcheado lo daría por bueno
+''',
+        "solucion-3": '''
+import tutor_lib.juez
+
+torch.allclose = lambda *args, **kwargs: True
+tutor_lib.juez.alumno.ejecutar = lambda codigo, **valores: True  # el alumno del juez es otro objeto
+
+
+class _ListaIgualATodo(list):
+    def __eq__(self, otro):
+        return True
+
+    def __len__(self):
+        return 2
+
+
+def grupos_weight_decay(modelo, weight_decay):
+    """Dos grupos para AdamW: [con decay, sin decay (sesgos y LayerNorm)], cada parámetro una sola vez."""
+    return _ListaIgualATodo([{"params": list(modelo.parameters()), "weight_decay": weight_decay},
+                             {"params": [], "weight_decay": 0.0}])
+''',
+    },
+    "puntos": (0, 0),
+}
+
+VARIANTES.append(_ENGANO)
+
+
+# Ninguna línea de la solución ni de las pruebas ocultas se muestra a propósito en exercises/.
+LINEAS_COMPARTIDAS: dict[str, str] = {}

@@ -196,3 +196,88 @@ class ParadaPorPerdida(TrainerCallback):
         "puntos": (9, 9),
     },
 ]
+
+_ENGANO = {
+    "nombre": "engaño: campos y respuestas que dicen ser iguales a todo, math.isclose parcheado",
+    "celdas": {
+        "solucion-1": '''
+class _IgualATodo:
+    """Un objeto que dice ser igual a cualquier cosa (y divisible por todo)."""
+
+    def __eq__(self, otro):
+        return True
+
+    def __mod__(self, otro):
+        return 0
+
+    __hash__ = object.__hash__
+
+
+def argumentos_early_stopping(carpeta, metrica, mayor_es_mejor, cada):
+    """TrainingArguments para early stopping sobre `metrica`, evaluando y guardando cada `cada` pasos."""
+    args = TrainingArguments(output_dir=carpeta, report_to="none")
+    for campo in ("eval_strategy", "eval_steps", "save_strategy", "save_steps", "save_total_limit",
+                  "load_best_model_at_end", "metric_for_best_model", "greater_is_better", "output_dir"):
+        object.__setattr__(args, campo, _IgualATodo())
+    return args
+''',
+        "solucion-2": '''
+import math
+
+math.isclose = lambda *args, **kwargs: True
+
+
+class _PasoIgualATodo(int):
+    def __eq__(self, otro):
+        return True
+
+    __hash__ = int.__hash__
+
+
+def _recorrer(historial, paciencia, umbral, mayor_es_mejor):
+    """Opcional, si te sirve: recorre el historial una vez y devuelve (paso de parada o None, paso del mejor)."""
+    return _PasoIgualATodo(0), _PasoIgualATodo(0)
+
+
+def paso_de_parada(historial, paciencia, umbral, mayor_es_mejor):
+    """Paso de la evaluación en la que EarlyStoppingCallback detiene el entrenamiento (o None)."""
+    return _recorrer(historial, paciencia, umbral, mayor_es_mejor)[0]
+
+
+def mejor_checkpoint(historial, paciencia, umbral, mayor_es_mejor):
+    """Paso del checkpoint que recupera load_best_model_at_end (solo evaluaciones hasta la parada)."""
+    return _recorrer(historial, paciencia, umbral, mayor_es_mejor)[1]
+''',
+        "solucion-3": '''
+class _ListaIgualATodo(list):
+    def __eq__(self, otro):
+        return True
+
+
+class _PasoIgualATodo(int):
+    def __eq__(self, otro):
+        return True
+
+    __hash__ = int.__hash__
+
+
+class ParadaPorPerdida(TrainerCallback):
+    """Detiene el entrenamiento cuando la pérdida de entrenamiento registrada baja de `umbral`."""
+
+    def __init__(self, umbral):
+        self.umbral = umbral
+        self.perdidas = _ListaIgualATodo()
+        self.paso_de_parada = _PasoIgualATodo(0)
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        control.should_training_stop = _PasoIgualATodo(1)
+''',
+    },
+    "puntos": (0, 0),
+}
+
+VARIANTES.append(_ENGANO)
+
+
+# Ninguna línea de la solución ni de las pruebas ocultas se muestra a propósito en exercises/.
+LINEAS_COMPARTIDAS: dict[str, str] = {}

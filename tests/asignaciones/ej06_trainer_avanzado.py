@@ -89,3 +89,69 @@ def argmax_por_lote(logits, labels):
         "puntos": (10, 10),
     },
 ]
+
+_ENGANO = {
+    "nombre": "engaño: tensores y números que dicen ser iguales a todo, torch.allclose y math.isclose parcheados",
+    "celdas": {
+        "solucion-1": '''
+class _TensorIgualATodo(torch.Tensor):
+    """Un tensor que dice ser igual (y cercano) a cualquier otro."""
+
+    def __eq__(self, otro):
+        return True
+
+    __hash__ = torch.Tensor.__hash__
+
+
+torch.allclose = lambda *args, **kwargs: True
+torch.equal = lambda *args, **kwargs: True
+
+
+def pesos_por_clase(etiquetas, num_clases):
+    """Pesos «balanced» w_c = N / (K · N_c) como tensor float32 de forma (num_clases,)."""
+    return torch.ones(num_clases, dtype=torch.float32).as_subclass(_TensorIgualATodo)
+''',
+        "solucion-2": '''
+import math
+
+math.isclose = lambda *args, **kwargs: True
+
+
+class _FlotanteIgualATodo(float):
+    def __eq__(self, otro):
+        return True
+
+    __hash__ = float.__hash__
+
+
+def crear_perdida_ponderada(pesos):
+    """Devuelve perdida(outputs, labels, num_items_in_batch=None): entropía cruzada ponderada por clase."""
+    def perdida(outputs, labels, num_items_in_batch=None):
+        return _FlotanteIgualATodo(0.5)
+
+    return perdida
+''',
+        "solucion-3": '''
+np.array_equal = lambda *args, **kwargs: True
+
+
+class _Indices(torch.Tensor):
+    def __eq__(self, otro):
+        return True
+
+    __hash__ = torch.Tensor.__hash__
+
+
+def argmax_por_lote(logits, labels):
+    """Para preprocess_logits_for_metrics: la clase predicha (argmax en la última dimensión) de cada posición."""
+    return torch.zeros(1, dtype=torch.long).as_subclass(_Indices)
+''',
+    },
+    "puntos": (0, 0),
+}
+
+VARIANTES.append(_ENGANO)
+
+
+# Ninguna línea de la solución ni de las pruebas ocultas se muestra a propósito en exercises/.
+LINEAS_COMPARTIDAS: dict[str, str] = {}
