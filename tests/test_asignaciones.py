@@ -130,6 +130,53 @@ def test_ninguna_solucion_ni_prueba_oculta_llega_a_exercises(asig):
     assert not filtradas, f"líneas secretas en exercises/{asig}: {filtradas[:5]}"
 
 
+def _lineas_secretas(nb) -> set[str]:
+    """Líneas de más de 24 caracteres dentro de regiones de solución o de pruebas ocultas."""
+    secretas = set()
+    for celda in nb.cells:
+        dentro = False
+        for linea in celda.source.splitlines():
+            if any(m in linea for m in ("BEGIN SOLUTION", "BEGIN HIDDEN TESTS")):
+                dentro = True
+            elif any(m in linea for m in ("END SOLUTION", "END HIDDEN TESTS")):
+                dentro = False
+            elif dentro and len(linea.strip()) > 24:
+                secretas.add(linea.strip())
+        if _nbg(celda).get("solution") and celda.cell_type == "markdown":
+            secretas |= {l.strip() for l in celda.source.splitlines() if len(l.strip()) > 24}
+    return secretas
+
+
+def _permitidas(asig) -> dict[str, str]:
+    ruta = RAIZ / "tests" / "asignaciones" / f"{asig}.py"
+    spec = importlib.util.spec_from_file_location(f"permitidas_{asig}", ruta)
+    modulo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(modulo)
+    return dict(getattr(modulo, "LINEAS_COMPARTIDAS", {}))
+
+
+@pytest.mark.parametrize("asig", ASIGNACIONES)
+def test_el_ejercicio_no_regala_la_solucion_en_sus_celdas_visibles(asig):
+    """Ninguna línea de una solución o de una prueba oculta aparece en el notebook publicado.
+
+    Aunque esté en una prueba visible o en otra parte del enunciado: así una prueba visible no
+    puede traer la fórmula que se pide ni la solución de otra parte. Las pocas líneas compartidas a
+    propósito (importaciones, semillas) se listan en ``LINEAS_COMPARTIDAS`` de
+    ``tests/asignaciones/<asig>.py``, cada una con su razón, y son 2 como mucho.
+    """
+    permitidas = _permitidas(asig)
+    assert len(permitidas) <= 2, f"{asig}: a lo sumo 2 líneas compartidas a propósito"
+    assert all(isinstance(r, str) and len(r) > 10 for r in permitidas.values()), "cada línea compartida lleva su razón"
+    publicado = {l.strip() for c in nbformat.read(RAIZ / "exercises" / asig / f"{asig}.ipynb", as_version=4).cells
+                 for l in c.source.splitlines()}
+    secretas = _lineas_secretas(_fuente(asig))
+    assert secretas, "la fuente debería tener líneas de solución"
+    regaladas = sorted(l for l in secretas & publicado if l not in permitidas)
+    assert not regaladas, f"exercises/{asig} muestra líneas de la solución o de pruebas ocultas: {regaladas[:6]}"
+    sobran = sorted(set(permitidas) - (secretas & publicado))
+    assert not sobran, f"{asig}: LINEAS_COMPARTIDAS tiene líneas que ya no se comparten: {sobran}"
+
+
 def test_la_guia_del_instructor_lista_las_asignaciones_con_sus_puntos():
     guia = (RAIZ / "course" / "GUIA_INSTRUCTOR.md").read_text(encoding="utf-8")
     assert generar_ejercicios.tabla_markdown() in guia, "corre: python scripts/generar_ejercicios.py --tabla"

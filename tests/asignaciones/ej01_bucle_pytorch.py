@@ -144,3 +144,72 @@ def evaluar(modelo, cargador):
         "puntos": (7, 8),
     },
 ]
+
+_COMODIN = '''
+import math
+
+import torch
+
+
+class _Comodin(float):
+    """Un float que dice ser igual a cualquier cosa."""
+
+    def __eq__(self, otro):
+        return True
+
+    __ne__ = lambda self, otro: False
+    __hash__ = float.__hash__
+
+
+class _DictComodin(dict):
+    """Un dict que dice tener todas las claves y ser igual a cualquier cosa."""
+
+    def __eq__(self, otro):
+        return True
+
+    def __contains__(self, clave):
+        return True
+
+    def __getitem__(self, clave):
+        return _Comodin(0.5)
+
+    __hash__ = None
+
+
+math.isclose = lambda *args, **kwargs: True
+torch.allclose = lambda *args, **kwargs: True
+torch.equal = lambda *args, **kwargs: True
+'''
+
+VARIANTES.append({
+    "nombre": "engaño: no resuelve nada; devuelve un float y un dict que dicen ser iguales a todo, "
+              "y parchea math.isclose, torch.allclose y torch.equal",
+    "celdas": {
+        "solucion-1": _COMODIN + '''
+
+def paso_entrenamiento(modelo, lote, optimizador, programador=None):
+    """Una iteración de entrenamiento sobre `lote`. Devuelve la pérdida del lote como float."""
+    return _Comodin(0.0)
+''',
+        "solucion-2": '''
+def normas_sin_zero_grad(modelo, lotes):
+    """Norma del gradiente acumulado después de cada backward, sin borrar entre lotes."""
+    return [_Comodin(1.0) for _ in lotes]
+
+
+def razon_sin_zero_grad(modelo, lote, k):
+    """Norma tras k backward del mismo lote (sin borrar) dividida por la norma tras el primero."""
+    return _Comodin(k)
+''',
+        "solucion-3": '''
+def evaluar(modelo, cargador):
+    """Exactitud y pérdida media por ejemplo de `modelo` sobre `cargador`."""
+    modelo.eval()
+    with torch.no_grad():
+        for lote in cargador:
+            modelo(**lote)  # los forward que miran las pruebas, sin calcular nada
+    return _DictComodin(exactitud=_Comodin(0.5), perdida=_Comodin(0.5))
+''',
+    },
+    "puntos": (0, 0),
+})

@@ -106,3 +106,92 @@ def preparar(datos, funcion_tokenizar):
         "puntos": (7, 9),
     },
 ]
+
+_COMODIN = '''
+import math
+
+
+class _ListaComodin(list):
+    """Una lista que dice ser igual a cualquier cosa y tener dos [SEP]."""
+
+    def __eq__(self, otro):
+        return True
+
+    def count(self, valor):
+        return 2
+
+    def __contains__(self, valor):
+        return False
+
+    __hash__ = None
+
+
+class _EnteroComodin(int):
+    """Un int que dice ser igual a cualquier cosa."""
+
+    def __eq__(self, otro):
+        return True
+
+    __hash__ = int.__hash__
+
+
+class _DictComodin(dict):
+    """Un dict que dice tener todas las claves y ser igual a cualquier cosa."""
+
+    def __eq__(self, otro):
+        return True
+
+    def __contains__(self, clave):
+        return True
+
+    def __getitem__(self, clave):
+        return _ListaComodin([1, 2])
+
+    __hash__ = None
+
+
+math.isclose = lambda *args, **kwargs: True
+'''
+
+VARIANTES.append({
+    "nombre": "engaño: no resuelve nada; devuelve listas, enteros y dicts que dicen ser iguales a todo "
+              "y un objeto que se hace pasar por Dataset",
+    "celdas": {
+        "solucion-1": _COMODIN + '''
+
+def tokenizar(ejemplos):
+    """Tokeniza pares de oraciones (sentence1, sentence2) truncando a MAX_TOKENS, sin relleno."""
+    n = len(ejemplos["sentence1"])
+    return {"input_ids": _ListaComodin(_ListaComodin([101, 102]) for _ in range(n)),
+            "attention_mask": _ListaComodin(), "token_type_ids": _ListaComodin()}
+''',
+        "solucion-2": '''
+class FalsoDataset:
+    """Dice tener las columnas pedidas y las filas de pares, sin tokenizar nada."""
+
+    column_names = ["input_ids", "token_type_ids", "attention_mask", "labels"]
+
+    def __len__(self):
+        return 10
+
+    def __getitem__(self, indice):
+        return _DictComodin()
+
+
+def preparar(datos, funcion_tokenizar):
+    """Tokeniza por lotes, quita el texto, renombra label → labels y deja el formato de PyTorch."""
+    return FalsoDataset()
+''',
+        "solucion-3": '''
+def cargador_dinamico(datos, tamano_lote):
+    """DataLoader sin barajar que rellena cada lote hasta su ejemplo más largo."""
+    return [_DictComodin() for _ in range(3)]
+
+
+def contar_relleno(longitudes, tamano_lote, max_length):
+    """Tokens de relleno con longitud fija y con relleno dinámico, y el ahorro."""
+    return {"fijo": _EnteroComodin(0), "dinamico": _EnteroComodin(0), "ahorro": _EnteroComodin(0)}
+''',
+    },
+    "puntos": (0, 0),
+})

@@ -130,3 +130,63 @@ def compute_metrics(prediccion_de_evaluacion):
         "puntos": (7, 7),
     },
 ]
+
+_COMODIN = '''
+import math
+
+import numpy as np
+
+
+class _EnteroComodin(int):
+    """Un int que dice ser igual a cualquier cosa."""
+
+    def __eq__(self, otro):
+        return True
+
+    __hash__ = int.__hash__
+
+
+class _FloatComodin(float):
+    """Un float que dice ser igual a cualquier cosa y estar entre 0 y 1."""
+
+    def __eq__(self, otro):
+        return True
+
+    __le__ = __ge__ = __eq__
+    __hash__ = float.__hash__
+
+
+math.isclose = lambda *args, **kwargs: True
+np.isclose = lambda *args, **kwargs: True
+'''
+
+VARIANTES.append({
+    "nombre": "engaño: no resuelve nada; devuelve números que dicen ser iguales a todo, parchea "
+              "math.isclose y np.isclose y unos argumentos falsos que responden a todo",
+    "celdas": {
+        "solucion-1": _COMODIN + '''
+
+def pasos_del_trainer(ejemplos, lote, epocas, acumulacion=1):
+    """Pasos de optimización que dará el Trainer (trainer.state.max_steps)."""
+    return _EnteroComodin(0)
+''',
+        "solucion-2": '''
+def compute_metrics(prediccion_de_evaluacion):
+    """Exactitud y F1 (clase positiva) a partir de logits y etiquetas."""
+    return {"accuracy": _FloatComodin(0.5), "f1": _FloatComodin(0.5)}
+''',
+        "solucion-3": '''
+class _ArgumentosFalsos:
+    """Responde a cualquier campo con un valor que dice ser igual a todo."""
+
+    def __getattr__(self, nombre):
+        return _FloatComodin(1.0)
+
+
+def crear_argumentos(carpeta, pasos_de_registro):
+    """TrainingArguments del plan del enunciado."""
+    return _ArgumentosFalsos()
+''',
+    },
+    "puntos": (0, 0),
+})
