@@ -335,9 +335,11 @@ def test_tutor_calificar_una_clase_completa(clase, nota_referencia):
     for quien in ("ana", "Carla_Nunez", "eva"):
         assert (salida / "retroalimentacion" / quien / f"{ASIG}.html").is_file()
     assert _huellas(entregas) == antes  # las entregas originales no se tocan
-    # nada de la entrega que no terminaba sigue corriendo (su kernel lleva su carpeta de ejecución)
+    # nada de la entrega que no terminaba sigue corriendo: ningún kernel ni juez de la corrida
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
-    assert "/ejecucion/fede/" not in ps, [l for l in ps.splitlines() if "/ejecucion/fede/" in l]
+    restos = [l for l in ps.splitlines() if ("ipykernel_launcher" in l and ("/tutor-s-" in l or "/tutor-ej" in l))
+              or "tutor_lib.juez.proceso" in l]
+    assert not restos, restos
 
 
 def test_tutor_calificar_acepta_el_zip_de_un_lms(clase, nota_referencia, tmp_path):

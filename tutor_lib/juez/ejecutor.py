@@ -139,19 +139,33 @@ class EjecutarConJuez(Execute):
     def output(self, outs, msg, display_id, cell_index):
         if self._atendiendo:
             return super().output(outs, msg, display_id, cell_index)  # la respuesta a un pedido: la acota datos.py
+        if msg.get("msg_type") == "error":  # el error de una celda siempre se guarda, acotado
+            c = msg.get("content", {})
+            acotado = {**c, "evalue": str(c.get("evalue", ""))[:10_000],
+                       "traceback": [str(l)[:10_000] for l in list(c.get("traceback", []))[:100]]}
+            return super().output(outs, {**msg, "content": acotado}, display_id, cell_index)
+        if cell_index in self._recortadas:
+            return None
         tamano = len(json.dumps(msg.get("content", {}), default=str))
         usados = self._bytes_por_celda.get(cell_index, 0)
-        self._bytes_por_celda[cell_index] = usados + tamano
-        self._bytes_total += tamano
-        if usados + tamano > self.max_salida_celda or self._bytes_total > self.max_salida_total:
-            if cell_index not in self._recortadas:
-                self._recortadas.add(cell_index)
-                outs.append(output_from_msg({
-                    "msg_type": "stream", "header": {"msg_type": "stream"},
-                    "content": {"name": "stdout", "text": "\n[… salida recortada: superó el máximo permitido]\n"},
-                }))
-            return None
-        return super().output(outs, msg, display_id, cell_index)
+        libres = min(self.max_salida_celda - usados, self.max_salida_total - self._bytes_total)
+        if tamano <= libres:
+            self._bytes_por_celda[cell_index] = usados + tamano
+            self._bytes_total += tamano
+            return super().output(outs, msg, display_id, cell_index)
+        # Se pasa del máximo: de un texto se guarda lo que cabe; después, solo un aviso.
+        self._recortadas.add(cell_index)
+        contenido = msg.get("content", {})
+        if msg.get("msg_type") == "stream" and libres > 0 and isinstance(contenido.get("text"), str):
+            parcial = {**msg, "content": {**contenido, "text": contenido["text"][: libres // 2]}}
+            super().output(outs, parcial, display_id, cell_index)
+        self._bytes_por_celda[cell_index] = self.max_salida_celda
+        self._bytes_total += max(libres, 0)
+        outs.append(output_from_msg({
+            "msg_type": "stream", "header": {"msg_type": "stream"},
+            "content": {"name": "stdout", "text": "\n[… salida recortada: superó el máximo permitido]\n"},
+        }))
+        return None
 
     # -- un pedido de alumno: una celda aparte en el kernel del estudiante --
     def _atender(self, pedido: str, indice: int) -> str:
