@@ -99,8 +99,8 @@ def test_exercises_es_exactamente_lo_que_genera_nbgrader():
         assert archivos == {f"{asig}.ipynb"}, archivos
 
 
-def _secretas(nb) -> set[str]:
-    """Líneas de solución y de pruebas ocultas que no aparecen en ninguna otra parte de la fuente."""
+def _regiones(nb) -> tuple[set[str], set[str]]:
+    """(líneas dentro de soluciones y pruebas ocultas, líneas fuera de ellas) de la fuente."""
     secretas, publicas = set(), set()
     for celda in nb.cells:
         dentro = False
@@ -115,6 +115,12 @@ def _secretas(nb) -> set[str]:
                 publicas.add(linea.strip())
         if _nbg(celda).get("solution") and celda.cell_type == "markdown":
             secretas |= {l.strip() for l in celda.source.splitlines()}
+    return secretas, publicas
+
+
+def _secretas(nb) -> set[str]:
+    """Líneas de solución y de pruebas ocultas que no aparecen en ninguna otra parte de la fuente."""
+    secretas, publicas = _regiones(nb)
     return {l for l in secretas - publicas if len(l) >= 12}
 
 
@@ -132,19 +138,7 @@ def test_ninguna_solucion_ni_prueba_oculta_llega_a_exercises(asig):
 
 def _lineas_secretas(nb) -> set[str]:
     """Líneas de más de 24 caracteres dentro de regiones de solución o de pruebas ocultas."""
-    secretas = set()
-    for celda in nb.cells:
-        dentro = False
-        for linea in celda.source.splitlines():
-            if any(m in linea for m in ("BEGIN SOLUTION", "BEGIN HIDDEN TESTS")):
-                dentro = True
-            elif any(m in linea for m in ("END SOLUTION", "END HIDDEN TESTS")):
-                dentro = False
-            elif dentro and len(linea.strip()) > 24:
-                secretas.add(linea.strip())
-        if _nbg(celda).get("solution") and celda.cell_type == "markdown":
-            secretas |= {l.strip() for l in celda.source.splitlines() if len(l.strip()) > 24}
-    return secretas
+    return {l for l in _regiones(nb)[0] if len(l) > 24}
 
 
 def _permitidas(asig) -> dict[str, str]:
