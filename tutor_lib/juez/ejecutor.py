@@ -41,10 +41,7 @@ from traitlets import Integer, Unicode
 
 from tutor_lib.juez import MARCA_COMPARTIDA
 from tutor_lib.juez.puente import MIME
-
-
-def _nbg(celda) -> dict:
-    return celda.get("metadata", {}).get("nbgrader", {}) or {}
+from tutor_lib.reconstruccion import _nbg
 
 
 def es_prueba(celda) -> bool:

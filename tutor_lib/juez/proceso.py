@@ -18,7 +18,6 @@ rastreo de una prueba oculta no sale del juez.
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import io
 import json
@@ -26,7 +25,7 @@ import os
 import sys
 import warnings
 
-from tutor_lib.juez.puente import alumno
+from tutor_lib.juez.puente import alumno, correr
 
 MAX_SALIDA = 100_000  # caracteres de texto impreso por celda
 
@@ -69,14 +68,8 @@ def ejecutar_celda(codigo: str, nombre: str, espacio: dict) -> list[dict]:
     resultado = None
     error = None
     try:
-        arbol = ast.parse(codigo, f"<{nombre}>", "exec")
-        ultima = None
-        if arbol.body and isinstance(arbol.body[-1], ast.Expr):
-            ultima = ast.Expression(arbol.body.pop().value)
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            exec(compile(arbol, f"<{nombre}>", "exec"), espacio)
-            if ultima is not None:
-                resultado = eval(compile(ultima, f"<{nombre}>", "eval"), espacio)
+            resultado = correr(codigo, espacio, f"<{nombre}>")
     except SystemExit:
         raise
     except BaseException as exc:  # noqa: BLE001 — toda falla de la prueba se informa

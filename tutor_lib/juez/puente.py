@@ -60,16 +60,23 @@ class ErrorDelAlumno(Exception):
     """El código del estudiante lanzó una excepción que no es de las comunes."""
 
 
-def _ejecutar_en(espacio: dict, codigo: str, valores: dict):
-    """Corre ``codigo`` en una copia de ``espacio`` y devuelve su última expresión."""
-    arbol = ast.parse(codigo, "<prueba>", "exec")
-    local = dict(espacio)
-    local.update(valores)
+def correr(codigo: str, espacio: dict, nombre: str = "<prueba>"):
+    """Corre ``codigo`` en ``espacio`` y devuelve el valor de su última expresión (o None).
+
+    Es lo que hace una celda de Jupyter; lo usan el puente (con una copia del espacio
+    del estudiante) y el proceso del juez (con su propio espacio, que dura toda la entrega).
+    """
+    arbol = ast.parse(codigo, nombre, "exec")
     ultima = None
     if arbol.body and isinstance(arbol.body[-1], ast.Expr):
         ultima = ast.Expression(arbol.body.pop().value)
-    exec(compile(arbol, "<prueba>", "exec"), local)
-    return eval(compile(ultima, "<prueba>", "eval"), local) if ultima is not None else None
+    exec(compile(arbol, nombre, "exec"), espacio)
+    return eval(compile(ultima, nombre, "eval"), espacio) if ultima is not None else None
+
+
+def _ejecutar_en(espacio: dict, codigo: str, valores: dict):
+    """Corre ``codigo`` en una copia de ``espacio`` (con ``valores``) y devuelve su última expresión."""
+    return correr(codigo, {**espacio, **valores})
 
 
 def responder(pedido: str, espacio: dict | None = None) -> str:
@@ -85,10 +92,7 @@ def responder(pedido: str, espacio: dict | None = None) -> str:
         resultado = _ejecutar_en(espacio, contenido["codigo"], valores)
         return json.dumps({"valor": datos.codificar(resultado)})
     except BaseException as exc:  # noqa: BLE001 — todo error del estudiante se informa como dato
-        if isinstance(exc, (KeyboardInterrupt, SystemExit)) and not isinstance(exc, Exception):
-            nombre = type(exc).__name__
-        else:
-            nombre = type(exc).__name__
+        nombre = type(exc).__name__
         try:
             mensaje = str(exc)
         except BaseException:  # noqa: BLE001 — un __str__ hostil
