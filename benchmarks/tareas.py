@@ -1,43 +1,95 @@
-"""Tareas medibles que comparten las pruebas y la tabla de benchmarks."""
+"""Tareas medibles que comparten las pruebas y la tabla de benchmarks.
+
+``python -m benchmarks.tareas MODELO`` corre el ajuste rápido en un proceso propio y
+imprime su resultado en JSON (así la tabla mide la memoria máxima de cada modelo por
+separado).
+"""
 
 from __future__ import annotations
 
+import json
+import sys
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+#: Reseñas que escribió el equipo aparte del dataset (otros dominios, otras frases): el modelo
+#: ajustado nunca las vio, ni en entrenamiento ni en validación.
+RESENAS_NUEVAS = Path(__file__).resolve().parents[1] / "tests" / "datos" / "resenas_nuevas" / "resenas_nuevas.jsonl"
+
+#: Modelos que compara la tabla: el del modo rápido y el que usaba antes el curso.
+CANDIDATOS = ("multilingual-e5-small", "all-MiniLM-L6-v2")
 
 
 @dataclass
 class ResultadoAjuste:
+    modelo: str
     exactitud_validacion: float
     exactitud_antes: float
     exactitud_entrenamiento: float
+    exactitud_nuevas: float
     segundos: float
     pasos: int
     ejemplos_entrenamiento: int
+    parametros: int
+    entrenables: int
+    memoria_maxima_mib: float
 
 
-def ajustar_resenas(epocas: float = 2.0, lote: int = 16, lr: float = 1e-4, max_length: int = 128,
-                    carpeta: str = "/tmp/tutor_ajuste_resenas", semilla: int = 42) -> ResultadoAjuste:
-    """Fine-tuning en modo rápido de all-MiniLM-L6-v2 sobre ``resenas`` (CPU).
+def leer_resenas_nuevas() -> tuple[list[str], list[int]]:
+    filas = [json.loads(linea) for linea in RESENAS_NUEVAS.read_text(encoding="utf-8").splitlines() if linea.strip()]
+    return [f["text"] for f in filas], [int(f["label"]) for f in filas]
 
-    Es la prueba de humo del curso: si este ajuste no aprende, ninguna lección
-    que entrene un clasificador en modo rápido tiene sentido. Mide la exactitud en
-    validación antes y después, y en entrenamiento después (cuánto se ajustó).
-    all-MiniLM-L6-v2 es un modelo inglés: generaliza poco a reseñas en español.
+
+def _cargar(modelo: str):
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from tutor_lib import recursos
+
+    rutas = {"multilingual-e5-small": recursos.ruta_e5, "all-MiniLM-L6-v2": recursos.ruta_minilm}
+    if modelo not in rutas:
+        raise ValueError(f"Modelo desconocido {modelo!r}; usa uno de {CANDIDATOS}.")
+    ruta = rutas[modelo]()
+    return AutoTokenizer.from_pretrained(ruta), AutoModelForSequenceClassification.from_pretrained(ruta, num_labels=2)
+
+
+def receta_de(modelo: str):
+    """La receta de cada candidato: la medida para e5 y la del modo rápido actual para MiniLM."""
+    from tutor_lib import recursos
+
+    return recursos.RECETA_E5 if modelo == "multilingual-e5-small" else recursos.receta_clasificacion("rapido")
+
+
+def ajustar_resenas(modelo: str = "multilingual-e5-small", carpeta: str = "/tmp/tutor_ajuste_resenas",
+                    semilla: int = 42) -> ResultadoAjuste:
+    """El ajuste rápido de ``modelo`` (con ``receta_de(modelo)``) sobre ``resenas``, en CPU.
+
+    Es la prueba de humo del curso: si este ajuste no aprende, ninguna lección que
+    entrene un clasificador en modo rápido tiene sentido. Mide la exactitud en
+    validación antes y después, en entrenamiento después, y en las reseñas nuevas
+    (``RESENAS_NUEVAS``). Los segundos son solo los del entrenamiento.
     """
+    import resource
+
     import numpy as np
     from transformers import DataCollatorWithPadding, Trainer, TrainingArguments
 
     from tutor_lib import entorno, recursos
 
+    receta = receta_de(modelo)
     entorno.fijar_semilla(semilla)
     datos = recursos.cargar_dataset("resenas", modo="rapido")
-    tokenizer, modelo = recursos.cargar_clasificador(num_labels=2, modo="rapido")
+    tokenizer, red = _cargar(modelo)
+    if receta.congelar_embeddings:
+        recursos.congelar_embeddings(red)
 
     def tokenizar(lote_):
-        return tokenizer(lote_["text"], truncation=True, max_length=max_length)
+        return tokenizer(lote_["text"], truncation=True, max_length=receta.max_length)
 
-    datos = datos.map(tokenizar, batched=True, remove_columns=[c for c in datos["train"].column_names if c != "label"])
+    columnas = [c for c in datos["train"].column_names if c != "label"]
+    datos = datos.map(tokenizar, batched=True, remove_columns=columnas)
+    if receta.muestras_entrenamiento is not None:
+        datos["train"] = datos["train"].shuffle(seed=0).select(range(receta.muestras_entrenamiento))
     metrica = recursos.MetricaLocal("accuracy")
 
     def calcular_metricas(pred):
@@ -46,12 +98,13 @@ def ajustar_resenas(epocas: float = 2.0, lote: int = 16, lr: float = 1e-4, max_l
 
     argumentos = TrainingArguments(
         output_dir=carpeta,
-        num_train_epochs=epocas,
-        per_device_train_batch_size=lote,
+        num_train_epochs=receta.epocas,
+        per_device_train_batch_size=receta.lote,
         per_device_eval_batch_size=64,
-        learning_rate=lr,
+        learning_rate=receta.learning_rate,
         warmup_steps=0.1,
         weight_decay=0.01,
+        train_sampling_strategy="group_by_length",
         eval_strategy="no",
         save_strategy="no",
         logging_steps=10,
@@ -61,7 +114,7 @@ def ajustar_resenas(epocas: float = 2.0, lote: int = 16, lr: float = 1e-4, max_l
         disable_tqdm=True,
     )
     trainer = Trainer(
-        model=modelo,
+        model=red,
         args=argumentos,
         train_dataset=datos["train"],
         eval_dataset=datos["validation"],
@@ -75,4 +128,22 @@ def ajustar_resenas(epocas: float = 2.0, lote: int = 16, lr: float = 1e-4, max_l
     segundos = time.perf_counter() - inicio
     despues = trainer.evaluate()["eval_accuracy"]
     en_entrenamiento = trainer.evaluate(datos["train"])["eval_accuracy"]
-    return ResultadoAjuste(despues, antes, en_entrenamiento, segundos, trainer.state.global_step, len(datos["train"]))
+    textos, etiquetas = leer_resenas_nuevas()
+    nuevas = datos["train"].from_dict(dict(tokenizer(textos, truncation=True, max_length=receta.max_length),
+                                           label=etiquetas))
+    en_nuevas = trainer.evaluate(nuevas)["eval_accuracy"]
+    memoria = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB → MiB (Linux)
+    return ResultadoAjuste(
+        modelo, despues, antes, en_entrenamiento, en_nuevas, segundos, trainer.state.global_step,
+        len(datos["train"]), recursos.contar_parametros(red), recursos.contar_entrenables(red), memoria,
+    )
+
+
+if __name__ == "__main__":
+    import os
+
+    os.environ.setdefault("TUTOR_MODO", "rapido")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    argumentos = sys.argv[1:] + [CANDIDATOS[0], "/tmp/tutor_ajuste_resenas"][len(sys.argv) - 1:]
+    resultado = ajustar_resenas(argumentos[0], carpeta=argumentos[1])
+    print("RESULTADO " + json.dumps(asdict(resultado)))

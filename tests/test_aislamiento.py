@@ -551,3 +551,9 @@ def test_cgroup_v2_cuando_la_maquina_lo_permite(tmp_path, monkeypatch):
     (base / "cgroup.controllers").write_text("cpu\n")
     grupo, detalle = aislamiento.grupo_de_control({})
     assert grupo is None and "memory y pids" in detalle, detalle
+
+
+def test_el_kernel_puede_leer_la_cache_del_curso_donde_este(monkeypatch, tmp_path):
+    """El modelo convertido vive en la caché del curso; si TUTOR_CACHE la mueve, el kernel la sigue viendo."""
+    monkeypatch.setenv("TUTOR_CACHE", str(tmp_path / "cache"))
+    assert str(tmp_path / "cache") in aislamiento.rutas_necesarias()

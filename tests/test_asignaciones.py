@@ -5,8 +5,9 @@ referencia saca todos los puntos automáticos, el ejercicio sin tocar saca 0 y
 las variantes de ``tests/asignaciones/<asig>.py`` (otra solución correcta,
 errores típicos) caen en su rango. Cada calificación tarda ~30 s en una CPU de
 2 núcleos (con el proceso del juez) y se califican dos a la vez: por eso
-``make test`` califica, de cada asignación, la referencia, el ejercicio vacío,
-la primera solución alternativa y el primer error típico (dos tandas); con
+``make test`` califica, de cada asignación, la referencia, la primera solución
+alternativa y el primer error típico, y el ejercicio vacío en una de cada tres
+asignaciones (dos tandas); con
 ``TUTOR_TODAS_LAS_VARIANTES=1`` (o ``scripts/probar_asignacion.py``) se
 califican todas, también los engaños.
 """
@@ -194,7 +195,8 @@ def test_calificacion_justa_con_nbgrader(asig, tmp_path):
         correctas = [v for v in variantes if v["puntos"] == (auto, auto)]
         parciales = [v for v in variantes if 0 < v["puntos"][0] and v["puntos"][1] < auto]
         assert correctas and len(parciales) >= 2, "hacen falta una solución alternativa y dos errores típicos"
-        if os.environ.get("TUTOR_TODAS_LAS_VARIANTES") != "1":
+        todas = os.environ.get("TUTOR_TODAS_LAS_VARIANTES") == "1"
+        if not todas:
             variantes = correctas[:1] + parciales[:1]
 
         def nota(caso):
@@ -203,7 +205,9 @@ def test_calificacion_justa_con_nbgrader(asig, tmp_path):
             nbformat.write(nb, ruta)
             return curso.calificar(nombre, ruta, retroalimentacion=False)
 
-        casos = [("referencia", entrega_de_referencia(fuente_nb, curso.liberado)), ("vacia", curso.liberado)]
+        casos = [("referencia", entrega_de_referencia(fuente_nb, curso.liberado))]
+        if todas or asig in ASIGNACIONES[::3]:
+            casos.append(("vacia", curso.liberado))
         casos += [(f"variante{i}", entrega_de_referencia(fuente_nb, curso.liberado, v["celdas"]))
                   for i, v in enumerate(variantes)]
         # Dos entregas a la vez, como `tutor calificar --procesos 2` (la libreta de nbgrader es compartida).
@@ -217,9 +221,10 @@ def test_calificacion_justa_con_nbgrader(asig, tmp_path):
         assert cal.puntos == auto, f"la solución de referencia no saca todo: {detalle}"
         assert cal.aislamiento.get("completo"), cal.aislamiento
 
-        cal = notas["vacia"]
-        assert cal.puntos == 0, [(p.id, p.puntos) for p in cal.partes]
-        assert all(p.mensaje for p in cal.partes)
+        if "vacia" in notas:
+            cal = notas["vacia"]
+            assert cal.puntos == 0, [(p.id, p.puntos) for p in cal.partes]
+            assert all(p.mensaje for p in cal.partes)
 
         for i, v in enumerate(variantes):
             cal = notas[f"variante{i}"]

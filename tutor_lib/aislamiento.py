@@ -588,9 +588,10 @@ def rutas_necesarias() -> list[str]:
     rutas = {sys.prefix, sys.base_prefix, str(Path(os.path.realpath(sys.executable)).parent.parent)}
     rutas |= {p for p in sys.path if p and os.path.isdir(p)}
     rutas.add(str(Path(tutor_lib.__file__).resolve().parent))
+    from tutor_lib.recursos import carpeta_cache  # TUTOR_CACHE o ~/.cache/tutor_lib: el modelo convertido
     cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
     hf = Path(os.environ.get("HF_HOME", cache / "huggingface"))
-    rutas |= {str(cache / "tutor_lib"), str(hf / "hub"), str(hf / "datasets")}
+    rutas |= {str(carpeta_cache()), str(hf / "hub"), str(hf / "datasets")}
     return sorted(rutas)
 
 

