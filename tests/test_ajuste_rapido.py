@@ -11,7 +11,7 @@ máquina, así que el margen cubre solo diferencias entre procesadores.
 
 import pytest
 
-from benchmarks.tareas import ajustar_resenas, leer_resenas_nuevas
+from benchmarks.tareas import ajustar_en_proceso, leer_resenas_nuevas
 
 
 def test_hay_al_menos_40_resenas_nuevas_equilibradas_y_fuera_del_dataset():
@@ -28,7 +28,7 @@ def test_hay_al_menos_40_resenas_nuevas_equilibradas_y_fuera_del_dataset():
 @pytest.mark.lento
 @pytest.mark.timeout(1200)
 def test_e5_aprende_sentimiento_en_espanol(tmp_path):
-    r = ajustar_resenas(carpeta=str(tmp_path))
+    r = ajustar_en_proceso("multilingual-e5-small", str(tmp_path))
     print(
         f"validación {r.exactitud_antes:.1%} → {r.exactitud_validacion:.1%}; reseñas nuevas "
         f"{r.exactitud_nuevas:.1%}; entrenamiento {r.exactitud_entrenamiento:.1%}; {r.segundos:.0f} s "
@@ -48,7 +48,7 @@ def test_minilm_del_modo_rapido_actual_aprende_algo(tmp_path):
     Medido aquí: validación 54,5 % → 57,1 %, reseñas nuevas 64,6 % (la validación está equilibrada:
     adivinar da 50 %).
     """
-    r = ajustar_resenas("all-MiniLM-L6-v2", carpeta=str(tmp_path))
+    r = ajustar_en_proceso("all-MiniLM-L6-v2", str(tmp_path))
     print(f"validación {r.exactitud_antes:.1%} → {r.exactitud_validacion:.1%}; nuevas {r.exactitud_nuevas:.1%}")
     assert r.exactitud_entrenamiento >= 0.65, "el modelo no logró ajustarse ni a sus datos de entrenamiento"
     assert r.exactitud_validacion >= 0.55
