@@ -1,9 +1,10 @@
-"""Filas de la lección 07: la cuenta de memoria de tutor_lib.vram frente a la medición exacta en MiniLM.
+"""Filas de la lección 07: la cuenta de memoria de tutor_lib.vram frente a la medición exacta.
 
-Repite el código de lessons/07_memoria_y_fine_tuning_completo.ipynb (sección 3 y 6): carga
-all-MiniLM-L6-v2 con ``recursos.cargar_clasificador``, da un paso real de AdamW sobre 8 reseñas
-tokenizadas a 32 tokens y compara ``vram.medir_estado`` con ``vram.estimar_memoria``. No lee el
-notebook: las cifras se miden en el momento. tests/lecciones/test_07.py usa estas mismas funciones.
+Repite el código de lessons/07_memoria_y_fine_tuning_completo.ipynb (sección 3 y 6): carga el
+clasificador del modo rápido (multilingual-e5-small) con ``recursos.cargar_clasificador``, da un
+paso real de AdamW sobre 8 reseñas tokenizadas a 32 tokens y compara ``vram.medir_estado`` con
+``vram.estimar_memoria``. No lee el notebook: las cifras se miden en el momento.
+tests/lecciones/test_07.py usa estas mismas funciones.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ def _lote(tokenizer, n: int, secuencia: int) -> dict:
     return dict(lote)
 
 
-def medir_estado_minilm(dtype=None, lote: int = LOTE, secuencia: int = SECUENCIA) -> dict[str, int]:
-    """Un paso de AdamW en all-MiniLM-L6-v2 (CPU); devuelve bytes medidos y estimados del estado estático.
+def medir_estado_clasificador(dtype=None, lote: int = LOTE, secuencia: int = SECUENCIA) -> dict[str, int]:
+    """Un paso de AdamW en el clasificador del modo rápido (CPU); devuelve bytes medidos y estimados del estado estático.
 
     ``dtype=None`` carga el modelo como la lección (fp32, precisión ``"fp32"`` en la
     calculadora); ``torch.bfloat16`` reproduce el bf16 puro de la sección 6.
@@ -66,13 +67,13 @@ def _puntos(n: int) -> str:
 def medir() -> list[tuple[str, str, str]]:
     import torch
 
-    fp32 = medir_estado_minilm()
-    bf16 = medir_estado_minilm(torch.bfloat16)
+    fp32 = medir_estado_clasificador()
+    bf16 = medir_estado_clasificador(torch.bfloat16)
     filas = []
     for nombre, r in (("fp32 + AdamW", fp32), ("bf16 puro + AdamW", bf16)):
         error = 100 * (r["estimado"] - r["medido"]) / r["medido"]
         filas.append((
-            f"lección 07: estimación vs medición (MiniLM, {nombre})",
+            f"lección 07: estimación vs medición (clasificador rápido, {nombre})",
             f"{_puntos(r['estimado'])} B estimados / {_puntos(r['medido'])} B medidos",
             f"error {error:+.3f} %; {r['medido'] / r['parametros']:.5f} B por parámetro "
             f"({_puntos(r['parametros'])} parámetros, {r['tensores']} tensores); un paso real, lote {LOTE} × {SECUENCIA}",

@@ -1,4 +1,4 @@
-"""Filas de la lección 10: LoRA frente a fine-tuning completo en all-MiniLM-L6-v2 con ``resenas``.
+"""Filas de la lección 10: LoRA frente a fine-tuning completo en el clasificador del modo rápido (multilingual-e5-small) con ``resenas``.
 
 Repite la comparación de lessons/10_lora.ipynb (sección 8): el mismo modelo, los mismos datos y el
 mismo bucle de entrenamiento corto, una vez con todos los pesos entrenables y otra con un adaptador
@@ -108,7 +108,7 @@ def medir() -> list[tuple[str, str, str]]:
     for metodo, nombre in (("completo", "fine-tuning completo"), ("lora", f"LoRA r={R} en query+value")):
         r = entrenar_y_medir(metodo)
         filas.append((
-            f"LoRA vs fine-tuning completo (MiniLM, resenas): {nombre}",
+            f"LoRA vs fine-tuning completo (clasificador rápido, resenas): {nombre}",
             f"{_puntos(r['entrenables'])} entrenables; {_puntos(r['bytes_estado']['total'])} B de estado; "
             f"{r['segundos_por_paso']:.3f} s/paso; exactitud {r['exactitud']:.3f}",
             f"pesos {_puntos(r['bytes_estado']['pesos'])} B + gradientes {_puntos(r['bytes_estado']['gradientes'])} B"

@@ -1,6 +1,6 @@
 """Tareas medibles que comparten las pruebas y la tabla de benchmarks.
 
-``python -m benchmarks.tareas [MODELO [CARPETA]]`` corre el ajuste rápido en un proceso propio y
+``python -m benchmarks.tareas [MODELO [CARPETA [SEMILLA]]]`` corre el ajuste rápido en un proceso propio y
 imprime su resultado en JSON (así la tabla mide la memoria máxima de cada modelo por
 separado).
 """
@@ -54,10 +54,10 @@ def _cargar(modelo: str):
 
 
 def receta_de(modelo: str):
-    """La receta de cada candidato: la medida para e5 y la del modo rápido actual para MiniLM."""
+    """La receta de cada candidato: la del modo rápido (e5) y la que usaba MiniLM cuando era el modelo rápido."""
     from tutor_lib import recursos
 
-    return recursos.RECETA_E5 if modelo == "multilingual-e5-small" else recursos.receta_clasificacion("rapido")
+    return recursos.RECETA_E5 if modelo == "multilingual-e5-small" else recursos.RECETA_MINILM
 
 
 def ajustar_resenas(modelo: str = "multilingual-e5-small", carpeta: str = "/tmp/tutor_ajuste_resenas",
@@ -139,7 +139,7 @@ def ajustar_resenas(modelo: str = "multilingual-e5-small", carpeta: str = "/tmp/
     )
 
 
-def ajustar_en_proceso(modelo: str, carpeta: str) -> ResultadoAjuste:
+def ajustar_en_proceso(modelo: str, carpeta: str, semilla: int = 42) -> ResultadoAjuste:
     """``ajustar_resenas`` en un proceso de Python nuevo: memoria máxima propia y los hilos de torch por defecto.
 
     Las pruebas lo usan así porque otra prueba del mismo proceso puede haber bajado los
@@ -149,7 +149,7 @@ def ajustar_en_proceso(modelo: str, carpeta: str) -> ResultadoAjuste:
     import subprocess
 
     proceso = subprocess.run(
-        [sys.executable, "-m", "benchmarks.tareas", modelo, carpeta], capture_output=True, text=True,
+        [sys.executable, "-m", "benchmarks.tareas", modelo, carpeta, str(semilla)], capture_output=True, text=True,
         timeout=1800, cwd=Path(__file__).resolve().parents[1],
         env={**os.environ, "TUTOR_MODO": "rapido", "HF_HUB_OFFLINE": "1"},
     )
@@ -164,6 +164,6 @@ if __name__ == "__main__":
 
     os.environ.setdefault("TUTOR_MODO", "rapido")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    argumentos = sys.argv[1:] + [CANDIDATOS[0], "/tmp/tutor_ajuste_resenas"][len(sys.argv) - 1:]
-    resultado = ajustar_resenas(argumentos[0], carpeta=argumentos[1])
+    argumentos = sys.argv[1:] + [CANDIDATOS[0], "/tmp/tutor_ajuste_resenas", "42"][len(sys.argv) - 1:]
+    resultado = ajustar_resenas(argumentos[0], carpeta=argumentos[1], semilla=int(argumentos[2]))
     print("RESULTADO " + json.dumps(asdict(resultado)))

