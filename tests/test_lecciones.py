@@ -14,6 +14,9 @@ from cuadernos import ejecutar_cuaderno, textos_de_salida
 RAIZ = Path(__file__).resolve().parents[1]
 LECCIONES = sorted((RAIZ / "lessons").glob("[0-9][0-9]_*.ipynb"))
 TIEMPOS = Path(os.environ.get("TMPDIR", "/tmp")) / "tutor_tiempos_lecciones.json"
+#: Segundos que puede tardar cada lección en modo rápido en una CPU de 2 núcleos (300 si no figura).
+#: La 03 ajusta multilingual-e5-small tres épocas sobre las 924 reseñas: unos 4 minutos.
+LIMITES = {"03_trainer": 420}
 
 
 def test_hay_lecciones():
@@ -30,7 +33,8 @@ def test_leccion_corre_en_modo_rapido(ruta):
     tiempos[ruta.stem] = round(segundos, 1)
     TIEMPOS.write_text(json.dumps(tiempos, indent=1))
     print(f"{ruta.name}: {segundos:.1f} s")
-    assert segundos < 300, f"{ruta.name} tardó {segundos:.0f} s en modo rápido (límite: 300 s)"
+    limite = LIMITES.get(ruta.stem, 300)
+    assert segundos < limite, f"{ruta.name} tardó {segundos:.0f} s en modo rápido (límite: {limite} s)"
 
 
 def test_bienvenida_muestra_cifras_calculadas():
