@@ -48,7 +48,7 @@ def medir() -> list[tuple[str, str, str]]:
         f"tokens, coseno mínimo {v.coseno_minimo:.4f}",
     ))
     for modelo in CANDIDATOS:
-        receta = receta_de(modelo)
+        receta, instalado = receta_de(modelo), _instalado(modelo)
         # e5 con tres semillas: la semilla cambia la cabeza inicial y el orden de los lotes, y con
         # 198 reseñas de validación eso mueve la exactitud varios puntos.
         for semilla in SEMILLAS if modelo == CANDIDATOS[0] else SEMILLAS[:1]:
@@ -57,7 +57,7 @@ def medir() -> list[tuple[str, str, str]]:
             filas.append((
                 f"ajuste rápido en resenas: {modelo}, semilla {semilla}",
                 f"{r['segundos']:.0f} s, validación {r['exactitud_validacion']:.1%}",
-                f"{r['parametros']:,} parámetros ({r['entrenables']:,} entrenables); {_instalado(modelo)}; "
+                f"{r['parametros']:,} parámetros ({r['entrenables']:,} entrenables); {instalado}; "
                 f"reseñas nuevas {r['exactitud_nuevas']:.1%}; validación antes {r['exactitud_antes']:.1%}; "
                 f"memoria máxima {r['memoria_maxima_mib']:,.0f} MiB; {r['pasos']} pasos "
                 f"(lote {receta.lote}, lr {receta.learning_rate:g}, {receta.epocas:g} épocas"

@@ -28,7 +28,9 @@ def _lote(tokenizer, n: int, secuencia: int) -> dict:
 
 
 def medir_estado_clasificador(dtype=None, lote: int = LOTE, secuencia: int = SECUENCIA) -> dict[str, int]:
-    """Un paso de AdamW en el clasificador del modo rápido (CPU); devuelve bytes medidos y estimados del estado estático.
+    """Un paso de AdamW en el clasificador del modo rápido (CPU).
+
+    Devuelve los bytes medidos y los estimados del estado estático.
 
     ``dtype=None`` carga el modelo como la lección (fp32, precisión ``"fp32"`` en la
     calculadora); ``torch.bfloat16`` reproduce el bf16 puro de la sección 6.

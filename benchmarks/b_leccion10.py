@@ -1,4 +1,4 @@
-"""Filas de la lección 10: LoRA frente a fine-tuning completo en el clasificador del modo rápido (multilingual-e5-small) con ``resenas``.
+"""Filas de la lección 10: LoRA frente a fine-tuning completo en el clasificador rápido con ``resenas``.
 
 Repite la comparación de lessons/10_lora.ipynb (sección 8): el mismo modelo, los mismos datos y el
 mismo bucle de entrenamiento corto, una vez con todos los pesos entrenables y otra con un adaptador

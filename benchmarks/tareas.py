@@ -17,7 +17,7 @@ from pathlib import Path
 #: ajustado nunca las vio, ni en entrenamiento ni en validación.
 RESENAS_NUEVAS = Path(__file__).resolve().parents[1] / "tests" / "datos" / "resenas_nuevas" / "resenas_nuevas.jsonl"
 
-#: Modelos que compara la tabla: el reemplazo multilingüe y el modelo rápido que usan hoy las lecciones.
+#: Modelos que compara la tabla: el del modo rápido y all-MiniLM-L6-v2, el modelo inglés que usaba antes.
 CANDIDATOS = ("multilingual-e5-small", "all-MiniLM-L6-v2")
 
 

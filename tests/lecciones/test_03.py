@@ -47,9 +47,14 @@ def test_respuestas_1_y_3_de_la_autoevaluacion(tmp_path):
     assert total < TrainingArguments(output_dir=str(tmp_path)).logging_steps
 
 
+def _ejemplos_de_entrenamiento(receta) -> int:
+    """Las reseñas que entrena la receta (``None`` en la receta quiere decir todas)."""
+    return receta.muestras_entrenamiento or len(recursos.cargar_dataset("resenas", modo="rapido")["train"])
+
+
 def test_receta_rapida_da_pasos_enteros_y_pocos():
     receta = recursos.receta_clasificacion("rapido")
-    ejemplos = receta.muestras_entrenamiento or len(recursos.cargar_dataset("resenas", modo="rapido")["train"])
+    ejemplos = _ejemplos_de_entrenamiento(receta)
     total = warmup.pasos_totales(ejemplos, receta.lote, receta.epocas)
     assert 1 <= total <= 200, f"la receta rápida da {total} pasos: demasiados para una CPU"
 
@@ -218,7 +223,7 @@ def test_leccion_03_corre_y_muestra_las_cifras():
     assert segundos < 420, f"la lección 03 tardó {segundos:.0f} s en modo rápido (límite: 420 s)"
 
     receta = recursos.receta_clasificacion("rapido")
-    ejemplos = receta.muestras_entrenamiento or len(recursos.cargar_dataset("resenas", modo="rapido")["train"])
+    ejemplos = _ejemplos_de_entrenamiento(receta)
     previstos = warmup.pasos_totales(ejemplos, receta.lote, receta.epocas)
     esperados = [
         "Modo: rapido",

@@ -8,6 +8,7 @@ las cifras clave, recalculadas aquí.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -44,10 +45,16 @@ def test_distilbert_con_cabeza_tiene_66955010_parametros():
     assert recursos.contar_entrenables(modelo) == 66_955_010
 
 
-def test_clasificador_rapido_fp32_medido_igual_a_estimado_al_byte():
+@functools.cache
+def _estado_medido(dtype=None) -> dict[str, int]:
+    """``medir_estado_clasificador`` una sola vez por dtype en este módulo (carga el modelo y da un paso)."""
     from benchmarks.b_leccion07 import medir_estado_clasificador
 
-    r = medir_estado_clasificador()
+    return medir_estado_clasificador(dtype)
+
+
+def test_clasificador_rapido_fp32_medido_igual_a_estimado_al_byte():
+    r = _estado_medido()
     assert r["medido"] == r["estimado"]
     assert r["medido"] == 16 * r["parametros"] + 4 * r["tensores"]
 
@@ -55,9 +62,7 @@ def test_clasificador_rapido_fp32_medido_igual_a_estimado_al_byte():
 def test_clasificador_rapido_bf16_puro_ocupa_8_bytes_por_parametro():
     import torch
 
-    from benchmarks.b_leccion07 import medir_estado_clasificador
-
-    r = medir_estado_clasificador(torch.bfloat16)
+    r = _estado_medido(torch.bfloat16)
     assert r["medido"] == r["estimado"] == 8 * r["parametros"] + 4 * r["tensores"]
 
 
@@ -120,14 +125,12 @@ def test_cuaderno_muestra_las_cifras_calculadas():
     import torch
     from cuadernos import ejecutar_cuaderno, textos_de_salida
 
-    from benchmarks.b_leccion07 import medir_estado_clasificador
-
     nb, segundos = ejecutar_cuaderno(CUADERNO)
     texto = textos_de_salida(nb)
     assert "Modo: rapido" in texto
     assert segundos < 300, f"la lección 07 tardó {segundos:.0f} s (límite: 300 s)"
 
-    esperado = medir_estado_clasificador()
+    esperado = _estado_medido()
     assert "DistilBertForSequenceClassification: 66,955,010 parámetros" in texto
     assert "cuenta que olvida pre_classifier: 66,364,418 (faltan 590,592 parámetros)" in texto
     assert f"{'total':<22}{esperado['estimado']:>16,}{esperado['medido']:>16,}" in texto
@@ -139,7 +142,7 @@ def test_cuaderno_muestra_las_cifras_calculadas():
     assert "gradiente 1e-08 guardado en fp16: 0.0" in texto
     assert "¿la escala inicial es 2**16? True" in texto
     assert "from_pretrained(carpeta)                      → torch.bfloat16" in texto
-    bf16 = medir_estado_clasificador(torch.bfloat16)
+    bf16 = _estado_medido(torch.bfloat16)
     assert "8.000 bytes por parámetro" in texto and f"estimado: {bf16['estimado']:,} bytes (diferencia 0)" in texto
     assert "¿igual que en fp32 puro? True" in texto
     assert "atención ejecutada 1× por capa" in texto and "atención ejecutada 2× por capa" in texto
