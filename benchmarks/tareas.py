@@ -13,10 +13,6 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-#: Reseñas que escribió el equipo aparte del dataset (otros dominios, otras frases): el modelo
-#: ajustado nunca las vio, ni en entrenamiento ni en validación.
-RESENAS_NUEVAS = Path(__file__).resolve().parents[1] / "tests" / "datos" / "resenas_nuevas" / "resenas_nuevas.jsonl"
-
 #: Modelos que compara la tabla: el del modo rápido y all-MiniLM-L6-v2, el modelo inglés que usaba antes.
 CANDIDATOS = ("multilingual-e5-small", "all-MiniLM-L6-v2")
 
@@ -37,8 +33,10 @@ class ResultadoAjuste:
 
 
 def leer_resenas_nuevas() -> tuple[list[str], list[int]]:
-    filas = [json.loads(linea) for linea in RESENAS_NUEVAS.read_text(encoding="utf-8").splitlines() if linea.strip()]
-    return [f["text"] for f in filas], [int(f["label"]) for f in filas]
+    from tutor_lib import recursos
+
+    nuevas = recursos.cargar_resenas_nuevas()
+    return list(nuevas["text"]), [int(e) for e in nuevas["label"]]
 
 
 def _cargar(modelo: str):
@@ -67,7 +65,7 @@ def ajustar_resenas(modelo: str = "multilingual-e5-small", carpeta: str = "/tmp/
     Es la prueba de humo del curso: si este ajuste no aprende, ninguna lección que
     entrene un clasificador en modo rápido tiene sentido. Mide la exactitud en
     validación antes y después, en entrenamiento después, y en las reseñas nuevas
-    (``RESENAS_NUEVAS``). Los segundos son solo los del entrenamiento.
+    (``recursos.cargar_resenas_nuevas``). Los segundos son solo los del entrenamiento.
     """
     import resource
 

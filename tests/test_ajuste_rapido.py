@@ -5,18 +5,23 @@ multilingual-e5-small (``recursos.ruta_e5``, el modelo rápido del curso) ajusta
 al 82,8 % de exactitud en la validación de ``resenas`` con la semilla 42 (77,3 % y 83,3 % con las
 semillas 0 y 1; 48 % antes de entrenar; all-MiniLM-L6-v2, el modelo inglés que usaba antes el modo
 rápido, con su receta: 57,1 %) y al 87,5 % en 48 reseñas nuevas que escribió el equipo aparte del
-dataset (``tests/datos/resenas_nuevas``), con otros dominios y otras frases (87,5 % y 89,6 % con las
-otras semillas). La meta del issue 12 es 85 % en validación: todavía no se alcanza. Las cifras se
+dataset (``recursos.cargar_resenas_nuevas``), con otros dominios y otras frases (87,5 % y 89,6 % con las
+otras semillas). La meta del issue 12 es 85 % en validación: todavía no se alcanza. La prueba
+exige las cifras a la lección 03, que es ese mismo ajuste (con evaluación por época). Las cifras se
 imprimen; el tiempo se mide en ``python -m benchmarks codificador``, no aquí. El entrenamiento en
 CPU con semilla fija es determinista en una misma máquina, así que el margen cubre solo diferencias
 entre procesadores.
 """
 
 import os
+import re
+from pathlib import Path
 
 import pytest
 
 from benchmarks.tareas import ajustar_en_proceso, leer_resenas_nuevas
+
+LECCION_03 = Path(__file__).resolve().parents[1] / "lessons" / "03_trainer.ipynb"
 
 
 def test_hay_al_menos_40_resenas_nuevas_equilibradas_y_fuera_del_dataset():
@@ -30,23 +35,38 @@ def test_hay_al_menos_40_resenas_nuevas_equilibradas_y_fuera_del_dataset():
     assert not set(textos) & del_dataset
 
 
+def _porcentaje(patron: str, texto: str) -> float:
+    encontrado = re.search(patron + r"\s*([\d.]+)%", texto)
+    assert encontrado, f"no encontré «{patron}» en las salidas de la lección 03"
+    return float(encontrado.group(1)) / 100
+
+
+@pytest.mark.cuaderno
 @pytest.mark.lento
-@pytest.mark.timeout(1200)
-def test_e5_aprende_sentimiento_en_espanol(tmp_path):
+def test_e5_aprende_sentimiento_en_espanol():
+    """La lección 03 es el ajuste rápido que ve el estudiante: sus cifras son las que se exigen.
+
+    La ejecución del notebook se comparte con tests/lecciones/test_03.py (``ejecutar_cuaderno``
+    corre cada notebook una vez por sesión de pytest), así que este ajuste no se paga dos veces.
+    """
+    from cuadernos import ejecutar_cuaderno, textos_de_salida
+
     from tutor_lib import recursos
 
     assert recursos.RECETAS["rapido"] is recursos.RECETA_E5
     assert recursos.nombre_modelo("clasificacion", "rapido") == str(recursos.ruta_e5())
-    r = ajustar_en_proceso("multilingual-e5-small", str(tmp_path))
-    print(
-        f"validación {r.exactitud_antes:.1%} → {r.exactitud_validacion:.1%}; reseñas nuevas "
-        f"{r.exactitud_nuevas:.1%}; entrenamiento {r.exactitud_entrenamiento:.1%}; {r.segundos:.0f} s "
-        f"({r.pasos} pasos, {r.entrenables:,} de {r.parametros:,} parámetros entrenables)"
-    )
-    assert r.modelo == "multilingual-e5-small" and r.parametros > 100_000_000  # no MiniLM (22,7 M) por error
-    assert r.exactitud_validacion >= 0.80  # medido: 82,8 %
-    assert r.exactitud_nuevas >= 0.80  # medido: 87,5 %
-    assert r.exactitud_validacion >= r.exactitud_antes + 0.2, "el ajuste apenas movió al modelo"
+    nb, _ = ejecutar_cuaderno(LECCION_03)
+    texto = textos_de_salida(nb)
+    parametros = int(re.search(r"^BertForSequenceClassification: ([\d,]+) parámetros", texto, re.M).group(1)
+                     .replace(",", ""))
+    assert parametros > 100_000_000  # multilingual-e5-small, no MiniLM (22,7 M) por error
+    antes = _porcentaje("Exactitud en validación antes de entrenar:", texto)
+    despues = _porcentaje(r"Exactitud en validación después \(mejor época\):", texto)
+    nuevas = _porcentaje(r"Reseñas nuevas \(48, de \d+ temas\): exactitud", texto)
+    print(f"lección 03: validación {antes:.1%} → {despues:.1%}; reseñas nuevas {nuevas:.1%}")
+    assert despues >= 0.80  # medido: 82,3 %
+    assert nuevas >= 0.80  # medido: 87,5 % con el mismo ajuste en benchmarks/tareas.py
+    assert despues >= antes + 0.2, "el ajuste apenas movió al modelo"
 
 
 @pytest.mark.lento

@@ -238,6 +238,21 @@ def especificacion_dataset(nombre: str, modo: str | None = None) -> Especificaci
     )
 
 
+def cargar_resenas_nuevas():
+    """Las 48 reseñas que el curso guarda **aparte** de ``resenas``, como ``datasets.Dataset``.
+
+    Columnas ``text``, ``label`` (1 positiva, 0 negativa) y ``dominio``: 24 positivas y 24 negativas
+    de 23 dominios, casi todos ausentes de ``resenas`` (comida, mascotas, museos, podcasts...). Ningún
+    entrenamiento del curso las usa: sirven para ver si un modelo ajustado clasifica reseñas que nunca
+    vio ni parecidas a las de validación (lessons/03_trainer, benchmarks/b_codificador). Son iguales
+    en los dos modos. Ver tutor_lib/datos/DATASHEET.md.
+    """
+    from datasets import load_dataset
+
+    return load_dataset("json", data_files=str(CARPETA_DATOS / "resenas_nuevas" / "resenas_nuevas.jsonl"),
+                        split="train")
+
+
 def _resenas_a_binario(ds):
     """Reseñas de 1-5 estrellas (etiquetas 0-4) → binario; se descartan las de 3 estrellas."""
     ds = ds.filter(lambda ej: ej["label"] != 2)
