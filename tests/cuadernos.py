@@ -101,3 +101,10 @@ def textos_de_salida(nb) -> str:
                 if tipo in salida.get("data", {}):
                     partes.append(salida["data"][tipo])
     return _ANSI.sub("", "\n".join(partes))
+
+
+def porcentaje_en_salidas(patron: str, texto: str) -> float:
+    """El porcentaje impreso tras ``patron`` (una expresión regular) en ``texto``, como fracción."""
+    encontrado = re.search(patron + r"\s*([\d.]+)%", texto)
+    assert encontrado, f"no encontré «{patron}» en las salidas"
+    return float(encontrado.group(1)) / 100

@@ -35,12 +35,6 @@ def test_hay_al_menos_40_resenas_nuevas_equilibradas_y_fuera_del_dataset():
     assert not set(textos) & del_dataset
 
 
-def _porcentaje(patron: str, texto: str) -> float:
-    encontrado = re.search(patron + r"\s*([\d.]+)%", texto)
-    assert encontrado, f"no encontré «{patron}» en las salidas de la lección 03"
-    return float(encontrado.group(1)) / 100
-
-
 @pytest.mark.cuaderno
 @pytest.mark.lento
 def test_e5_aprende_sentimiento_en_espanol():
@@ -49,7 +43,7 @@ def test_e5_aprende_sentimiento_en_espanol():
     La ejecución del notebook se comparte con tests/lecciones/test_03.py (``ejecutar_cuaderno``
     corre cada notebook una vez por sesión de pytest), así que este ajuste no se paga dos veces.
     """
-    from cuadernos import ejecutar_cuaderno, textos_de_salida
+    from cuadernos import ejecutar_cuaderno, porcentaje_en_salidas, textos_de_salida
 
     from tutor_lib import recursos
 
@@ -60,9 +54,9 @@ def test_e5_aprende_sentimiento_en_espanol():
     parametros = int(re.search(r"^BertForSequenceClassification: ([\d,]+) parámetros", texto, re.M).group(1)
                      .replace(",", ""))
     assert parametros > 100_000_000  # multilingual-e5-small, no MiniLM (22,7 M) por error
-    antes = _porcentaje("Exactitud en validación antes de entrenar:", texto)
-    despues = _porcentaje(r"Exactitud en validación después \(mejor época\):", texto)
-    nuevas = _porcentaje(r"Reseñas nuevas \(48, de \d+ temas\): exactitud", texto)
+    antes = porcentaje_en_salidas("Exactitud en validación antes de entrenar:", texto)
+    despues = porcentaje_en_salidas(r"Exactitud en validación después \(mejor época\):", texto)
+    nuevas = porcentaje_en_salidas(r"Reseñas nuevas \(48, de \d+ temas\): exactitud", texto)
     print(f"lección 03: validación {antes:.1%} → {despues:.1%}; reseñas nuevas {nuevas:.1%}")
     assert despues >= 0.80  # medido: 82,3 %
     assert nuevas >= 0.80  # medido: 93,8 % (45 de 48)

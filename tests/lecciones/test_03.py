@@ -206,16 +206,10 @@ def test_recorrido_completo_con_un_bert_diminuto(tmp_path):
 # --------------------------------------------------------------------------
 
 
-def _porcentaje(patron: str, texto: str) -> float:
-    encontrado = re.search(patron + r"\s*([\d.]+)%", texto)
-    assert encontrado, f"no encontré «{patron}» en las salidas"
-    return float(encontrado.group(1)) / 100
-
-
 @pytest.mark.cuaderno
 @pytest.mark.lento
 def test_leccion_03_corre_y_muestra_las_cifras():
-    from cuadernos import ejecutar_cuaderno, textos_de_salida
+    from cuadernos import ejecutar_cuaderno, porcentaje_en_salidas, textos_de_salida
 
     nb, segundos = ejecutar_cuaderno(LECCION)
     texto = textos_de_salida(nb)
@@ -254,9 +248,9 @@ def test_leccion_03_corre_y_muestra_las_cifras():
 
     # La prosa de la sección 8 dice que el modelo ajustado acierta «la gran mayoría» y que
     # coincide contigo «en la mayoría» de las frases nuevas: las salidas deben decirlo.
-    antes = _porcentaje("Exactitud en validación antes de entrenar:", texto)
-    despues = _porcentaje(r"Exactitud en validación después \(mejor época\):", texto)
-    prueba = _porcentaje("Exactitud en prueba:", texto)
+    antes = porcentaje_en_salidas("Exactitud en validación antes de entrenar:", texto)
+    despues = porcentaje_en_salidas(r"Exactitud en validación después \(mejor época\):", texto)
+    prueba = porcentaje_en_salidas("Exactitud en prueba:", texto)
     assert antes <= 0.65, f"antes de entrenar debería adivinar: {antes:.1%}"
     assert despues >= 0.75 and prueba >= 0.72, (despues, prueba)  # medido aquí: 82,3 % y 86,4 %
     coincide = int(re.search(r"Coincide contigo en (\d) de las 4 frases no ambiguas", texto).group(1))
