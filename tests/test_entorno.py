@@ -23,6 +23,35 @@ def test_bf16_solo_desde_ampere():
     assert entorno.precision_recomendada(None) == "fp32"
 
 
+def test_precision_cpu_segun_las_instrucciones(monkeypatch):
+    monkeypatch.delenv("TUTOR_PRECISION_CPU", raising=False)
+    assert entorno.precision_cpu({"avx2", "avx512f", "avx512_bf16"}) == "bf16"
+    assert entorno.precision_cpu({"amx_bf16", "amx_tile"}) == "bf16"
+    assert entorno.precision_cpu({"avx2", "avx512f"}) == "fp32"  # bf16 emulado: más lento que fp32
+    assert entorno.precision_cpu(set()) == "fp32"
+    monkeypatch.setenv("TUTOR_PRECISION_CPU", "FP32")
+    assert entorno.precision_cpu({"amx_bf16"}) == "fp32"
+    monkeypatch.setenv("TUTOR_PRECISION_CPU", "fp8")
+    with pytest.raises(ValueError, match="TUTOR_PRECISION_CPU='fp8' no es válida"):
+        entorno.precision_cpu()
+
+
+def test_banderas_de_esta_cpu_y_autocast_bf16(monkeypatch):
+    """Las banderas salen de /proc/cpuinfo de verdad, y si dicen bf16, el autocast de la CPU lo usa."""
+    import torch
+
+    monkeypatch.delenv("TUTOR_PRECISION_CPU", raising=False)
+    banderas = entorno.banderas_cpu()
+    if sys.platform.startswith("linux"):
+        with open("/proc/cpuinfo", encoding="utf-8") as archivo:
+            linea = next(l for l in archivo if l.startswith("flags"))
+        assert banderas == set(linea.split(":", 1)[1].split()) and "fpu" in banderas
+    capa = torch.nn.Linear(8, 4)
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=entorno.precision_cpu() == "bf16"):
+        salida = capa(torch.ones(2, 8))
+    assert salida.dtype == (torch.bfloat16 if entorno.precision_cpu(banderas) == "bf16" else torch.float32)
+
+
 @pytest.mark.parametrize("valor,esperado", [("rapido", "rapido"), ("Rápido", "rapido"), ("completo", "completo")])
 def test_tutor_modo_manda(monkeypatch, valor, esperado):
     monkeypatch.setenv("TUTOR_MODO", valor)

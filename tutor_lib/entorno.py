@@ -108,6 +108,40 @@ def precision_recomendada(gpu: InfoGPU | None) -> str:
     return "bf16" if gpu.soporta_bf16 else "fp16"
 
 
+#: Banderas de ``/proc/cpuinfo`` de las CPU x86 que multiplican en bf16 por hardware.
+BANDERAS_BF16_CPU = ("avx512_bf16", "amx_bf16")
+
+
+def banderas_cpu() -> frozenset[str]:
+    """Las banderas de la CPU según Linux (``/proc/cpuinfo``); vacío en otro sistema."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as archivo:
+            for linea in archivo:
+                if linea.startswith("flags"):
+                    return frozenset(linea.partition(":")[2].split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+def precision_cpu(banderas: frozenset[str] | set[str] | None = None) -> str:
+    """Precisión para entrenar en la CPU: 'bf16' si multiplica en bf16 por hardware, si no 'fp32'.
+
+    Con AVX512-BF16 o AMX-BF16, el *autocast* bf16 del ``Trainer`` (``bf16=True`` con
+    ``use_cpu=True``) da cada paso del ajuste de la lección 03 en casi la mitad de tiempo que
+    fp32 (medido en benchmarks/b_codificador). Sin esas instrucciones PyTorch emula bf16 y
+    va más lento que fp32, así que se queda en fp32. ``TUTOR_PRECISION_CPU`` (``bf16`` o
+    ``fp32``) manda sobre la detección. Se usa en lessons/03.
+    """
+    pedida = os.environ.get("TUTOR_PRECISION_CPU", "").strip().lower()
+    if pedida:
+        if pedida not in ("bf16", "fp32"):
+            raise ValueError(f"TUTOR_PRECISION_CPU={pedida!r} no es válida: usa 'bf16' o 'fp32'.")
+        return pedida
+    banderas = banderas_cpu() if banderas is None else banderas
+    return "bf16" if any(b in banderas for b in BANDERAS_BF16_CPU) else "fp32"
+
+
 def hub_desactivado_por_entorno() -> bool:
     """True si el usuario pidió trabajar sin Hub (``HF_HUB_OFFLINE`` o ``TRANSFORMERS_OFFLINE``)."""
     return any(
