@@ -162,10 +162,13 @@ def test_cuaderno_muestra_las_cifras_calculadas():
     assert filas[("train", "torch.no_grad()")][2] == filas[("eval", "torch.no_grad()")][2] == "0,0"
     assert float(filas[("eval", "activos")][2].replace(",", ".")) > 1  # más de 1 MiB guardado
 
-    # entrenar mejora la exactitud y la pérdida de validación
+    # la sección 5 ajusta el transformer del curso (no el clasificador diminuto): una época basta para que
+    # acierte «la mayoría», como dice la prosa, y la pérdida de validación baja
+    parametros = _numero(r"(?m)^BertForSequenceClassification: ([\d,]+) parámetros", texto)
+    assert parametros > 100e6, parametros
     antes = _numero(r"antes de entrenar:\s+exactitud ([\d.]+)%", texto)
     despues = _numero(r"después de entrenar: exactitud ([\d.]+)%", texto)
-    assert 40 <= antes <= 60 and despues >= antes + 8, (antes, despues)
+    assert 40 <= antes <= 60 and despues >= 70 and despues >= antes + 15, (antes, despues)
     perdida_antes = _numero(r"antes de entrenar:.*pérdida ([\d.]+)", texto)
     perdida_despues = _numero(r"después de entrenar:.*pérdida ([\d.]+)", texto)
     assert perdida_despues < perdida_antes
@@ -185,9 +188,9 @@ def test_cuaderno_muestra_las_cifras_calculadas():
     assert tabla["sin zero_grad()"][2] > tabla["correcto"][2]  # pérdida de validación
     assert tabla["lr demasiado alta"][2] > tabla["correcto"][2]
     assert tabla["lr demasiado alta"][1] > 2 * tabla["correcto"][1]  # pérdida máxima
-    assert tabla["correcto"][3] == despues  # el bucle correcto es el de la sección 5
+    assert tabla["correcto"][3] >= 55  # el clasificador diminuto, bien entrenado, aprende algo
 
-    # Accelerate en la CPU, sin precisión mixta: el mismo entrenamiento, paso a paso
+    # Accelerate en la CPU, sin precisión mixta: el mismo entrenamiento que el bucle correcto, paso a paso
     assert "Accelerate: dispositivo cpu, precisión mixta: no" in texto
-    assert _numero(r"exactitud con Accelerate: ([\d.]+)%", texto) == despues
+    assert _numero(r"exactitud con Accelerate: ([\d.]+)%", texto) == tabla["correcto"][3]
     assert _numero(r"paso a paso: ([\d.e+-]+)", texto) < 1e-6
