@@ -35,7 +35,7 @@ SEMILLAS = (42, 0, 1)
 
 def medir() -> list[tuple[str, str, str]]:
     from benchmarks.tareas import CANDIDATOS, ajustar_en_proceso, receta_de
-    from tutor_lib import e5, recursos
+    from tutor_lib import e5, entorno, recursos
 
     filas = []
     with tempfile.TemporaryDirectory() as carpeta:
@@ -52,11 +52,14 @@ def medir() -> list[tuple[str, str, str]]:
         receta, instalado = receta_de(modelo), _instalado(modelo)
         # e5 con tres semillas: la semilla cambia la cabeza inicial y el orden de los lotes, y con
         # 198 reseñas de validación eso mueve la exactitud varios puntos.
-        for semilla in SEMILLAS if modelo == CANDIDATOS[0] else SEMILLAS[:1]:
+        corridas = [(s, None) for s in (SEMILLAS if modelo == CANDIDATOS[0] else SEMILLAS[:1])]
+        if modelo == CANDIDATOS[0] and entorno.precision_cpu() == "bf16":
+            corridas.append((SEMILLAS[0], "fp32"))  # lo que tarda en una CPU sin bf16 por hardware
+        for semilla, precision in corridas:
             with tempfile.TemporaryDirectory() as carpeta:
-                r = asdict(ajustar_en_proceso(modelo, carpeta, semilla))
+                r = asdict(ajustar_en_proceso(modelo, carpeta, semilla, precision))
             filas.append((
-                f"ajuste rápido en resenas: {modelo}, semilla {semilla}",
+                f"ajuste rápido en resenas: {modelo}, semilla {semilla}{', fp32 forzado' if precision else ''}",
                 f"{r['segundos']:.0f} s, validación {r['exactitud_validacion']:.1%}",
                 f"{r['parametros']:,} parámetros ({r['entrenables']:,} entrenables); {instalado}; "
                 f"reseñas nuevas {r['exactitud_nuevas']:.1%}; validación antes {r['exactitud_antes']:.1%}; "

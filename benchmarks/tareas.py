@@ -141,19 +141,23 @@ def ajustar_resenas(modelo: str = "multilingual-e5-small", carpeta: str = "/tmp/
     )
 
 
-def ajustar_en_proceso(modelo: str, carpeta: str, semilla: int = 42) -> ResultadoAjuste:
+def ajustar_en_proceso(modelo: str, carpeta: str, semilla: int = 42, precision: str | None = None) -> ResultadoAjuste:
     """``ajustar_resenas`` en un proceso de Python nuevo: memoria máxima propia y los hilos de torch por defecto.
 
     Las pruebas lo usan así porque otra prueba del mismo proceso puede haber bajado los
     hilos de torch a uno (``torch.set_num_threads``) y el ajuste tardaría el doble.
+    ``precision`` ('bf16' o 'fp32') fija ``TUTOR_PRECISION_CPU`` en ese proceso; sin ella,
+    decide ``entorno.precision_cpu``.
     """
     import os
     import subprocess
 
+    entorno_hijo = {**os.environ, "TUTOR_MODO": "rapido", "HF_HUB_OFFLINE": "1"}
+    if precision is not None:
+        entorno_hijo["TUTOR_PRECISION_CPU"] = precision
     proceso = subprocess.run(
         [sys.executable, "-m", "benchmarks.tareas", modelo, carpeta, str(semilla)], capture_output=True, text=True,
-        timeout=1800, cwd=Path(__file__).resolve().parents[1],
-        env={**os.environ, "TUTOR_MODO": "rapido", "HF_HUB_OFFLINE": "1"},
+        timeout=1800, cwd=Path(__file__).resolve().parents[1], env=entorno_hijo,
     )
     linea = [l for l in proceso.stdout.splitlines() if l.startswith("RESULTADO ")]
     if proceso.returncode or not linea:

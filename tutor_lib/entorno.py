@@ -128,9 +128,9 @@ def precision_cpu(banderas: frozenset[str] | set[str] | None = None) -> str:
     """Precisión para entrenar en la CPU: 'bf16' si multiplica en bf16 por hardware, si no 'fp32'.
 
     Con AVX512-BF16 o AMX-BF16, el *autocast* bf16 del ``Trainer`` (``bf16=True`` con
-    ``use_cpu=True``) da cada paso del ajuste de la lección 03 en casi la mitad de tiempo que
-    fp32 (medido en benchmarks/b_codificador). Sin esas instrucciones PyTorch emula bf16 y
-    va más lento que fp32, así que se queda en fp32. ``TUTOR_PRECISION_CPU`` (``bf16`` o
+    ``use_cpu=True``) hace el ajuste de la lección 03 bastante más rápido que fp32 (las dos
+    filas de benchmarks/b_codificador). Sin esas instrucciones PyTorch emula bf16 y va más
+    lento que fp32, así que se queda en fp32. ``TUTOR_PRECISION_CPU`` (``bf16`` o
     ``fp32``) manda sobre la detección. Se usa en lessons/03.
     """
     pedida = os.environ.get("TUTOR_PRECISION_CPU", "").strip().lower()

@@ -608,10 +608,11 @@ class Receta:
 #: Receta del modo rápido para multilingual-e5-small (``ruta_e5``): todas las reseñas, 5 épocas a lr 5e-5 y
 #: la matriz de embeddings congelada (96 de sus 118 millones de parámetros; casi todo el vocabulario de 250
 #: mil piezas no aparece en las reseñas). En una CPU con bf16 por hardware (``entorno.precision_cpu``) se
-#: entrena con autocast bf16: unos 100 s en 2 núcleos, casi la mitad que en fp32. Medido en 2 núcleos EPYC
+#: entrena con autocast bf16: unos 100 s en 2 núcleos, frente a 154 s en fp32. Medido en 2 núcleos EPYC
 #: (semillas 1 / 42 / 0, última época): validación 85,9 / 83,3 / 84,3 %, reseñas nuevas 91,7 / 91,7 /
-#: 93,8 %. Con 3 épocas a lr 8e-5 (la receta anterior) daba 85,4 / 79,8 / 84,3 %; con 4 épocas a 8e-5, una
-#: semilla de tres se desplomó a 67,7 %; entrenar también los embeddings no ayudó (81,8–83,8 %) y tardó más.
+#: 93,8 %. En bf16 y con las semillas 42 / 0 / 1, la receta anterior (3 épocas a lr 8e-5) daba 85,4 / 79,8 /
+#: 84,3 %; 4 épocas a lr 8e-5, 85,9 / 86,4 / 67,7 % (la última semilla se desplomó); entrenar también los
+#: embeddings no ayudó (81,3–83,8 % con 3 y 5 épocas) y tardó más.
 #: Vigilada por tests/test_ajuste_rapido.py; la tabla está en benchmarks/b_codificador.
 RECETA_E5 = Receta(
     muestras_entrenamiento=None, muestras_evaluacion=None, epocas=5, learning_rate=5e-5, lote=16, max_length=128,

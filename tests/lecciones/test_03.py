@@ -56,7 +56,7 @@ def test_receta_rapida_da_pasos_enteros_y_pocos():
     receta = recursos.receta_clasificacion("rapido")
     ejemplos = _ejemplos_de_entrenamiento(receta)
     total = warmup.pasos_totales(ejemplos, receta.lote, receta.epocas)
-    # 290 pasos con RECETA_E5: unos 100 s en 2 núcleos con bf16 por hardware, unos 200 s en fp32
+    # 290 pasos con RECETA_E5: unos 100 s en 2 núcleos con bf16 por hardware, unos 155 s en fp32
     assert 1 <= total <= 300, f"la receta rápida da {total} pasos: demasiados para una CPU"
 
 
