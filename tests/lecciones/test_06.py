@@ -190,7 +190,8 @@ def test_leccion_06_corre_y_muestra_las_cifras():
     # Un hilo de PyTorch: en una máquina de 2 núcleos compartida los hilos de más se estorban.
     nb, segundos = ejecutar_cuaderno(LECCION)
     texto = textos_de_salida(nb)
-    assert segundos < 300, f"la lección 06 tardó {segundos:.0f} s en modo rápido (límite: 300 s)"
+    # la sección 4 ajusta multilingual-e5-small dos veces: 196 s la lección entera, medido aquí
+    assert segundos < 420, f"la lección 06 tardó {segundos:.0f} s en modo rápido (límite: 420 s)"
 
     esperados = [
         "Modo: rapido",
@@ -221,6 +222,10 @@ def test_leccion_06_corre_y_muestra_las_cifras():
 
     sin_pesos, con_pesos = _numeros(r"Recall de la minoritaria al final: sin pesos (\S+) → con pesos (\S+)", texto)
     assert con_pesos > sin_pesos, "los pesos deberían subir el recall de la clase minoritaria"
+    # y, como dice la prosa, a cambio baja el de la mayoritaria (medido: 0,000 → 0,747 y 1,000 → 0,848)
+    may_sin, may_con = _numeros(r"Recall de la mayoritaria al final: sin pesos (\S+) → con pesos (\S+)", texto)
+    assert may_con < may_sin, (may_sin, may_con)
+    assert con_pesos >= 0.5, "con pesos, el transformer debería encontrar al menos la mitad de las negativas"
 
     exactitudes = re.findall(r"^(?:por defecto|eval_accumulation_steps=1|preprocess_logits_for_metrics=argmax)\s.*?"
                              r"(\S+)$", texto, re.M)
