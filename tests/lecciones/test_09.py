@@ -98,18 +98,41 @@ def test_evaluar_en_modo_entrenamiento_empeora_con_dropout(leccion):
     assert mal.mean() > bien and mal.std() > 0
 
 
+def _salidas_de_la_celda_con(nb, inicio: str) -> str:
+    """Los tipos de salida (por ejemplo, «image/png») de la celda de código que contiene ``inicio``."""
+    celdas = [c for c in nb.cells if c.cell_type == "code" and inicio in c.source]
+    assert len(celdas) == 1, f"esperaba una celda con {inicio!r}"
+    return " ".join(t for s in celdas[0].get("outputs", []) for t in s.get("data", {}))
+
+
 @pytest.mark.cuaderno
 def test_cuaderno_muestra_los_cinco_veredictos_y_el_cli():
     sys.path.insert(0, str(RAIZ / "tests"))
     from cuadernos import ejecutar_cuaderno, textos_de_salida
 
-    nb, _ = ejecutar_cuaderno(CUADERNO)
+    nb, segundos = ejecutar_cuaderno(CUADERNO)
     texto = textos_de_salida(nb)
     for nombre, categoria in CATEGORIAS_ESPERADAS.items():
         assert f"corrida «{nombre}» → diagnóstico: {categoria}" in texto
     assert "la exactitud, solo en 4" in texto  # dos de los seis ya estaban por encima de 0.5
     assert re.search(r"sale \d+% más alta", texto)
-    assert '"categoria": "sano"' in texto and "¿Coincide con la función de Python? True" in texto
+    # sección 6: el ajuste real de e5 con menos épocas que la receta; la prosa dice «subajuste»
+    assert segundos < 360, f"la lección 09 tardó {segundos:.0f} s (límite: 360 s)"
+    epocas, epocas_receta, pasos = re.search(
+        r"^Épocas: (\d+) \(la receta de la lección 3 entrena (\d+)\); pasos: (\d+)$", texto, re.MULTILINE).groups()
+    assert int(epocas) < int(epocas_receta)
+    assert '"categoria": "subajuste"' in texto and "¿Coincide con la función de Python? True" in texto
     bloque = texto[texto.index('{\n  "categoria"'):]
     salida_cli = json.loads(bloque[:bloque.index("\n}") + 2])
     assert set(salida_cli) >= {"categoria", "explicacion", "remedios", "mejor_paso"}
+    assert any("Entrena más" in r for r in salida_cli["remedios"])
+    assert salida_cli["mejor_paso"] >= 0.8 * int(pasos), "la prosa dice que el mínimo de validación queda al final"
+    primera, ultima = (float(x) for x in re.search(
+        r"^Exactitud de validación: ([\d.]+)% en el paso \d+, ([\d.]+)% en el paso \d+ \(el último\)$",
+        texto, re.MULTILINE).groups())
+    assert ultima > primera + 15, "el transformer tiene que aprender algo en la sección 6"
+    # la prosa: al principio, la pérdida ronda ln 2 (azar entre dos clases)
+    inicio = re.search(r"registros; el primero: \{'loss': ([\d.]+)", texto)
+    assert inicio and abs(float(inicio.group(1)) - math.log(2)) < 0.02
+    imagenes = sum("image/png" in s.get("data", {}) for c in nb.cells for s in c.get("outputs", []))
+    assert imagenes >= 2 and "image/png" in _salidas_de_la_celda_con(nb, "diagnostico_real = curvas.diagnosticar")
