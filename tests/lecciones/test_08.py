@@ -252,3 +252,50 @@ def test_cuaderno_muestra_las_cifras_calculadas():
 
     imagenes = sum("image/png" in s.get("data", {}) for c in nb.cells for s in c.get("outputs", []))
     assert imagenes == 2, "esperaba dos figuras: matrices de confusión y umbrales"
+
+
+def test_con_group_by_length_predict_devuelve_otro_orden():
+    """Lo que dice la sección 1: con ``group_by_length``, ``trainer.predict`` reordena las filas.
+
+    Un modelo que devuelve el largo de cada entrada como logit deja ver el orden de salida:
+    ``label_ids`` viaja con las predicciones (sirven juntas), pero no coinciden con el orden del dataset.
+    """
+    import tempfile
+
+    import torch
+    from datasets import Dataset
+    from transformers import Trainer, TrainingArguments
+
+    class Largo(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.peso = torch.nn.Parameter(torch.zeros(1))
+
+        def forward(self, input_ids, attention_mask, labels=None):
+            largo = attention_mask.sum(-1, keepdim=True).float()
+            return {"loss": 0 * self.peso.sum(), "logits": torch.cat([largo, -largo], dim=-1) + 0 * self.peso}
+
+    def colador(filas):
+        ancho = max(len(f["input_ids"]) for f in filas)
+        return {
+            "input_ids": torch.tensor([f["input_ids"] + [0] * (ancho - len(f["input_ids"])) for f in filas]),
+            "attention_mask": torch.tensor([[1] * len(f["input_ids"]) + [0] * (ancho - len(f["input_ids"]))
+                                            for f in filas]),
+            "labels": torch.tensor([f["label"] for f in filas]),
+        }
+
+    largos = [(7 * i) % 23 + 1 for i in range(40)]
+    datos = Dataset.from_dict({"input_ids": [[5] * n for n in largos], "label": list(range(40))})
+
+    def predecir(estrategia):
+        args = TrainingArguments(output_dir=tempfile.mkdtemp(), per_device_eval_batch_size=8, use_cpu=True,
+                                 report_to="none", train_sampling_strategy=estrategia)
+        salida = Trainer(model=Largo(), args=args, data_collator=colador).predict(datos)
+        return salida.predictions[:, 0].astype(int).tolist(), salida.label_ids.tolist()
+
+    en_orden, etiquetas = predecir("random")
+    assert en_orden == largos and etiquetas == list(range(40))
+    agrupado, etiquetas = predecir("group_by_length")
+    assert agrupado != largos, "con group_by_length, predict debería devolver otro orden"
+    assert sorted(agrupado) == sorted(largos)
+    assert agrupado == [largos[i] for i in etiquetas], "label_ids viaja con las predicciones"
