@@ -24,6 +24,8 @@ from typing import Any
 from tutor_lib import entorno
 
 CARPETA_DATOS = Path(__file__).resolve().parent / "datos"
+#: Los ``config.json`` de los modelos del Hub que nombra el modo completo (sin pesos; ver datos/MODELOS.md).
+CARPETA_CONFIGS = CARPETA_DATOS / "configs"
 DIVISIONES = ("train", "validation", "test")
 
 
@@ -36,8 +38,10 @@ def cargar_config(origen: Any):
     """Devuelve un ``PretrainedConfig`` a partir de un config, un dict, un JSON o un nombre del Hub.
 
     ``origen`` puede ser un ``PretrainedConfig``, un ``dict`` con ``model_type``,
-    la ruta a un ``config.json`` o a una carpeta de modelo, o un nombre del Hub
-    (solo con red: en modo rápido sin Hub se explica el error en español).
+    la ruta a un ``config.json`` o a una carpeta de modelo, o un nombre del Hub.
+    Los nombres de ``configs_incluidos()`` (los modelos del modo completo) se leen
+    del ``config.json`` que trae el curso, sin red; cualquier otro nombre necesita
+    el Hub (sin él, el error se explica en español).
     """
     from transformers import AutoConfig, PretrainedConfig
 
@@ -70,7 +74,28 @@ def cargar_config(origen: Any):
         if not isinstance(datos, dict):
             raise ValueError(f"{ruta} debe contener un objeto JSON, no {type(datos).__name__}.")
         return cargar_config(datos)
+    incluido = _archivo_config_incluido(str(origen))
+    if incluido is not None:
+        return cargar_config(incluido)
     return _config_del_hub(str(origen))
+
+
+def _archivo_config_incluido(nombre: str) -> Path | None:
+    """El ``config.json`` que trae el curso para ``nombre`` (``org/modelo``), o ``None``."""
+    if nombre.count("/") != 1 or nombre.startswith(("/", ".")):
+        return None
+    ruta = CARPETA_CONFIGS / (nombre.replace("/", "--") + ".json")
+    return ruta if ruta.is_file() else None
+
+
+def configs_incluidos() -> tuple[str, ...]:
+    """Nombres del Hub cuyo ``config.json`` trae el curso en ``tutor_lib/datos/configs``.
+
+    Son los modelos que pide el modo completo (``MODELOS``): con ellos, ``cargar_config``,
+    ``construir_en_meta`` y ``tutor vram`` cuentan parámetros y memoria exactos sin red
+    (lessons/03, 11 y 12). Procedencia y licencias en ``tutor_lib/datos/MODELOS.md``.
+    """
+    return tuple(sorted(r.stem.replace("--", "/", 1) for r in CARPETA_CONFIGS.glob("*.json")))
 
 
 def _config_del_hub(nombre: str):
@@ -81,7 +106,8 @@ def _config_del_hub(nombre: str):
     except OSError as exc:
         raise ValueError(
             f"No pude obtener la configuración de {nombre!r}: no está en la caché local y el Hub no es "
-            "accesible (o el nombre no existe). En modo rápido usa --config con un config.json."
+            "accesible (o el nombre no existe). Sin red, el curso trae la de "
+            f"{', '.join(configs_incluidos())}; para otro modelo usa --config con un config.json."
         ) from exc
 
 

@@ -99,7 +99,8 @@ def test_siete_mil_millones_y_catalogo():
     assert recursos.contar_parametros(llama) == 6_738_415_616
     for gpu in ("T4", "A100 80GB", "H100 80GB"):
         assert vram.lote_maximo(gpu, 512, parametros=llama, metodo="completo", precision="mixta") == 0
-    beto = recursos.construir_en_meta({"model_type": "bert", "vocab_size": 31002, "num_labels": 2})
+    beto = recursos.construir_en_meta(recursos.cargar_config("dccuchile/bert-base-spanish-wwm-cased"),
+                                      tarea="clasificacion")
     assert vram.lote_maximo("T4", 512, parametros=beto, metodo="completo", precision="mixta") >= 16
     assert entorno.precision_recomendada(vram.GPUS["T4"]) == "fp16"
     assert entorno.precision_recomendada(vram.GPUS["A100 40GB"]) == "bf16"

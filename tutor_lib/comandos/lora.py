@@ -18,7 +18,7 @@ AYUDA = "Cuenta los parámetros entrenables de LoRA (rango r, módulos elegidos)
 def configurar(parser) -> None:
     origen = parser.add_mutually_exclusive_group(required=True)
     origen.add_argument("--config", help="ruta a un config.json (o a la carpeta de un modelo)")
-    origen.add_argument("--modelo", help="nombre del modelo en el Hub (necesita red o la caché local)")
+    origen.add_argument("--modelo", help="nombre del modelo en el Hub (necesita red o la caché local, salvo los del modo completo del curso)")
     parser.add_argument("--r", type=int, required=True, help="rango de LoRA, p. ej. 16")
     parser.add_argument(
         "--modulos", required=True,

@@ -38,7 +38,7 @@ def configurar(parser) -> None:
     origen = parser.add_mutually_exclusive_group(required=True)
     origen.add_argument("--parametros", help="número de parámetros: 7e9, 66955010, 6.7B, 66M")
     origen.add_argument("--config", help="ruta a un config.json (o a la carpeta de un modelo): cuentas exactas")
-    origen.add_argument("--modelo", help="nombre del modelo en el Hub (solo su config, sin pesos; necesita red)")
+    origen.add_argument("--modelo", help="nombre del modelo en el Hub (solo su config, sin pesos); sin red, los del modo completo del curso")
     parser.add_argument("--metodo", choices=vram.METODOS, default="completo", help="completo, lora o qlora")
     parser.add_argument("--precision", choices=vram.PRECISIONES, default="mixta", help="fp32, mixta o bf16")
     parser.add_argument("--optimizador", choices=vram.OPTIMIZADORES, default="adamw")
