@@ -54,6 +54,49 @@ def test_resenas_del_hub_se_convierten_a_binario():
     assert binario["train"].column_names == ["text", "label"]
 
 
+def _filas_del_hub(nombre: str, n: int = 6):
+    """Un DatasetDict con exactamente las columnas que declara DATASETS_HUB[nombre], escrito a mano."""
+    from datasets import Dataset, DatasetDict
+
+    columnas = recursos.DATASETS_HUB[nombre]["columnas_hub"]
+    valores = {
+        "text": [f"reseña {i}" for i in range(n)], "label_text": [str(i % 5 + 1) for i in range(n)],
+        "id": list(range(n)), "idx": list(range(n)),
+        "sentence1": [f"oración {i}" for i in range(n)], "sentence2": [f"otra {i}" for i in range(n)],
+    }
+    etiquetas = sorted(recursos.DATASETS_HUB[nombre]["etiquetas_hub"])
+    valores["label"] = [etiquetas[i % len(etiquetas)] for i in range(n)]
+    return DatasetDict({d: Dataset.from_dict({c: valores[c] for c in columnas}) for d in recursos.DIVISIONES})
+
+
+@pytest.mark.parametrize("nombre", sorted(recursos.DATASETS_HUB))
+def test_cada_mapeo_del_hub_corre_sobre_filas_con_su_esquema(nombre):
+    espec = recursos.DATASETS_HUB[nombre]
+    assert set(espec["filas"]) == set(recursos.DIVISIONES) and all(v > 0 for v in espec["filas"].values())
+    hub = _filas_del_hub(nombre, n=10)
+    recursos.verificar_esquema_hub(nombre, hub)
+    curso = recursos.MAPEOS_HUB[nombre](hub)
+    local = "resenas" if nombre == "resenas" else "parafrasis"
+    for division in recursos.DIVISIONES:
+        assert tuple(curso[division].column_names) == recursos.DATASETS_LOCALES[local]
+        assert set(curso[division]["label"]) <= set(espec["etiquetas"])
+    if nombre == "resenas":  # 10 filas con 1..5 estrellas repetidas: se van las dos de 3 estrellas
+        assert len(curso["train"]) == 8 and curso["train"]["label"] == [0, 0, 1, 1, 0, 0, 1, 1]
+
+
+def test_el_esquema_del_hub_equivocado_da_un_error_en_espanol():
+    hub = _filas_del_hub("parafrasis").remove_columns(["sentence2"])
+    with pytest.raises(ValueError, match="no trae las columnas que espera el curso: faltan sentence2"):
+        recursos.verificar_esquema_hub("parafrasis", hub)
+
+
+def test_las_etiquetas_del_modo_completo_significan_lo_mismo_que_las_del_curso():
+    """1 = positiva / es paráfrasis en los dos modos (el DATASHEET lo dice para los datos del curso)."""
+    assert recursos.DATASETS_HUB["resenas"]["etiquetas"][1].startswith("positiva")
+    for nombre in ("parafrasis", "mrpc"):
+        assert recursos.DATASETS_HUB[nombre]["etiquetas"] == {0: "no es paráfrasis", 1: "es paráfrasis"}
+
+
 def test_modelos_del_modo_completo_son_nombres_del_hub():
     assert recursos.nombre_modelo("clasificacion", "completo") == "dccuchile/bert-base-spanish-wwm-cased"
     assert recursos.nombre_modelo("causal", "completo") == "Qwen/Qwen2.5-0.5B-Instruct"

@@ -211,21 +211,37 @@ class EspecificacionDataset:
         return args
 
 
-#: En modo completo, el equivalente real en el Hub (mismas columnas tras el mapeo).
+#: En modo completo, el equivalente real en el Hub (mismas columnas tras el mapeo). Para cada uno, su
+#: esquema escrito una sola vez: las columnas con que llega del Hub, las filas de cada división y qué
+#: significa cada etiqueta. ``cargar_dataset`` comprueba las columnas antes de mapear (si el Hub las
+#: cambiara, el error lo dice en español) y ``tests/test_recursos.py`` corre cada mapeo sobre filas
+#: escritas a mano con exactamente esas columnas.
 DATASETS_HUB = {
     "resenas": dict(
         ruta="SetFit/amazon_reviews_multi_es",
         nota="Reseñas de Amazon en español (1 a 5 estrellas): 4-5 → positiva, 1-2 → negativa; 3 se descarta.",
+        columnas_hub=("text", "label", "label_text"),
+        filas={"train": 200_000, "validation": 5_000, "test": 5_000},
+        etiquetas_hub={0: "1 estrella", 1: "2 estrellas", 2: "3 estrellas", 3: "4 estrellas", 4: "5 estrellas"},
+        etiquetas={0: "negativa (1-2 estrellas)", 1: "positiva (4-5 estrellas)"},
     ),
     "parafrasis": dict(
         ruta="google-research-datasets/paws-x",
         config="es",
         nota="PAWS-X en español: pares de oraciones con la misma estructura que MRPC.",
+        columnas_hub=("id", "sentence1", "sentence2", "label"),
+        filas={"train": 49_401, "validation": 2_000, "test": 2_000},
+        etiquetas_hub={0: "no es paráfrasis", 1: "es paráfrasis"},
+        etiquetas={0: "no es paráfrasis", 1: "es paráfrasis"},
     ),
     "mrpc": dict(
         ruta="nyu-mll/glue",
         config="mrpc",
         nota="GLUE MRPC (en inglés): el conjunto clásico de paráfrasis del curso original.",
+        columnas_hub=("sentence1", "sentence2", "label", "idx"),
+        filas={"train": 3_668, "validation": 408, "test": 1_725},
+        etiquetas_hub={0: "not_equivalent", 1: "equivalent"},
+        etiquetas={0: "no es paráfrasis", 1: "es paráfrasis"},
     ),
 }
 
@@ -286,6 +302,32 @@ def _resenas_a_binario(ds):
     return ds.select_columns(["text", "label"])
 
 
+def _parafrasis_a_curso(ds):
+    """PAWS-X o MRPC → las columnas de ``parafrasis`` del curso (``sentence1``, ``sentence2``, ``label``)."""
+    return ds.select_columns(["sentence1", "sentence2", "label"])
+
+
+#: El mapeo de cada dataset del Hub a las columnas del curso (``cargar_dataset`` en modo completo).
+MAPEOS_HUB = {"resenas": _resenas_a_binario, "parafrasis": _parafrasis_a_curso, "mrpc": _parafrasis_a_curso}
+
+
+def verificar_esquema_hub(nombre: str, ds) -> None:
+    """Comprueba que ``ds`` (un ``DatasetDict`` del Hub) trae las columnas de ``DATASETS_HUB[nombre]``.
+
+    Así, si el Hub cambiara un dataset, el modo completo falla con un mensaje en español antes de
+    entrenar, en vez de con un ``KeyError`` a mitad del mapeo.
+    """
+    esperadas = set(DATASETS_HUB[nombre]["columnas_hub"])
+    for division in ds:
+        llegaron = set(ds[division].column_names)
+        if not esperadas <= llegaron:
+            raise ValueError(
+                f"El dataset {DATASETS_HUB[nombre]['ruta']!r} ({division}) no trae las columnas que espera el "
+                f"curso: faltan {', '.join(sorted(esperadas - llegaron))}; llegaron {', '.join(sorted(llegaron))}. "
+                "¿Cambió en el Hub? Avísale a quien mantiene el curso."
+            )
+
+
 def cargar_dataset(nombre: str, modo: str | None = None, muestras: int | None = None):
     """Carga un dataset como ``DatasetDict`` con divisiones train/validation/test.
 
@@ -306,10 +348,9 @@ def cargar_dataset(nombre: str, modo: str | None = None, muestras: int | None = 
                 f"Faltan archivos del dataset {nombre!r}: {', '.join(faltan)}. ¿Instalaste el curso completo?"
             )
     ds = load_dataset(**espec.argumentos())
-    if espec.modo == "completo" and nombre == "resenas":
-        ds = _resenas_a_binario(ds)
-    if espec.modo == "completo" and nombre in ("parafrasis", "mrpc"):
-        ds = ds.select_columns(["sentence1", "sentence2", "label"])
+    if espec.modo == "completo" and nombre in MAPEOS_HUB:
+        verificar_esquema_hub(nombre, ds)
+        ds = MAPEOS_HUB[nombre](ds)
     if muestras is not None:
         for division in list(ds):
             ds[division] = ds[division].shuffle(seed=0).select(range(min(muestras, len(ds[division]))))
