@@ -191,7 +191,8 @@ def test_leccion_06_corre_y_muestra_las_cifras():
     nb, segundos = ejecutar_cuaderno(LECCION)
     texto = textos_de_salida(nb)
     # la sección 4 ajusta multilingual-e5-small dos veces: 196 s la lección entera, medido aquí
-    assert segundos < 420, f"la lección 06 tardó {segundos:.0f} s en modo rápido (límite: 420 s)"
+    # red de seguridad contra cuelgues, no una meta: los tiempos se miden en benchmarks (b_lecciones)
+    assert segundos < 600, f"la lección 06 tardó {segundos:.0f} s en modo rápido (límite: 600 s)"
 
     esperados = [
         "Modo: rapido",
