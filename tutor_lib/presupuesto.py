@@ -14,14 +14,16 @@ Language Models*, tabla 1:
 
 El tiempo divide esos FLOPs por el rendimiento pico de la GPU (su hoja de datos) por una
 **utilización** supuesta: ningún entrenamiento real llega al pico, y con modelos pequeños y lotes
-cortos se queda lejos. Por eso el resultado es una estimación de orden de magnitud, no una medida;
-``python -m benchmarks gpu`` mide los segundos por paso de verdad donde haya una GPU.
+cortos se queda lejos. Por eso el resultado es una estimación de orden de magnitud, no una medida
+(medir los segundos por paso en una GPU de verdad es el punto 3 del issue 13, todavía pendiente).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+from tutor_lib.vram import METODOS, _entero  # los mismos métodos y la misma validación que la mitad «memoria»
 
 #: Rendimiento pico de la T4 en precisión mixta (fp16 con Tensor Cores, acumulación en fp32), según la
 #: hoja de datos de NVIDIA («NVIDIA T4 Tensor Core GPU», 2019): 65 TFLOPS.
@@ -31,9 +33,6 @@ T4_TFLOPS_MIXTA = 65.0
 #: Chowdhery et al., 2022, *PaLM*, sección 4.1 y apéndice B), y un BERT-base o un modelo de 0,5 B con lotes
 #: de 16 secuencias cortas queda por debajo. Elegimos 25 % para no prometer tiempos demasiado cortos.
 UTILIZACION_SUPUESTA = 0.25
-
-METODOS = ("completo", "lora", "qlora")
-
 
 @dataclass(frozen=True)
 class FormaDeComputo:
@@ -63,15 +62,9 @@ def forma_de_computo(modelo: Any) -> FormaDeComputo:
     return FormaDeComputo(pesos_lineales=int(lineales), capas=int(capas), ancho=int(ancho))
 
 
-def _entero_positivo(nombre: str, valor: Any) -> int:
-    if isinstance(valor, bool) or not isinstance(valor, int) or valor < 1:
-        raise ValueError(f"{nombre} debe ser un entero ≥ 1; recibí {valor!r}.")
-    return valor
-
-
 def flops_adelante_por_token(forma: FormaDeComputo, secuencia: int) -> float:
     """FLOPs de la pasada hacia adelante por token: ``2·N + 2·capas·secuencia·d`` (Kaplan et al., 2020)."""
-    secuencia = _entero_positivo("secuencia", secuencia)
+    secuencia = _entero("secuencia", secuencia)
     return 2.0 * forma.pesos_lineales + 2.0 * forma.capas * secuencia * forma.ancho
 
 
