@@ -13,7 +13,7 @@ IP ?= 127.0.0.1
 TOKEN ?=
 PYTEST_ARGS ?=
 
-.PHONY: curso curso-servidor test entorno benchmarks ejercicios limpiar
+.PHONY: curso curso-servidor test entorno benchmarks gpu encabezados ejercicios limpiar
 
 entorno: $(LISTO)
 
@@ -34,6 +34,14 @@ test: $(LISTO)
 
 benchmarks: $(LISTO)
 	$(PY) -m benchmarks
+
+# El modo completo paso a paso en una GPU con CUDA (sin CUDA, solo lo que no la necesita). Ver README.md.
+gpu: $(LISTO)
+	$(PY) -m benchmarks gpu
+
+# Regenera el párrafo «En una T4 de Colab» de cada lección desde tutor_lib/presupuesto_lecciones.py.
+encabezados: $(LISTO)
+	$(PY) -m tutor_lib.presupuesto_lecciones --escribir
 
 # Regenera exercises/ desde solutions/ con nbgrader (nunca se edita a mano).
 ejercicios: $(LISTO)

@@ -3,6 +3,8 @@
 Cada módulo ``benchmarks/b_*.py`` define ``medir() -> list[(nombre, valor, nota)]``
 y todas las cifras se miden en el momento (ninguna está escrita a mano).
 Con un filtro solo corren los módulos cuyo nombre lo contiene (p. ej. ``vram``).
+``python -m benchmarks gpu`` es otra cosa: el modo completo de cada lección paso a paso en una GPU
+con CUDA (``benchmarks/gpu.py``; sin CUDA, solo las comprobaciones que no la necesitan).
 """
 
 from __future__ import annotations
@@ -21,6 +23,10 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["gpu"]:  # el chequeo del modo completo en una GPU imprime su propia tabla (benchmarks/gpu.py)
+        from benchmarks import gpu
+
+        return gpu.main(argv[1:])
     filtro = argv[0] if argv else ""
     carpeta = Path(__file__).resolve().parent
     filas: list[tuple[str, str, str]] = []
