@@ -36,6 +36,14 @@ def test_el_encabezado_del_cuaderno_es_el_generado(leccion):
 
 
 @pytest.mark.parametrize("leccion", pl.LECCIONES)
+def test_la_marca_no_abre_un_bloque_html(leccion):
+    """En Markdown, una línea que empieza con ``<!--`` abre un bloque HTML: lo que sigue no se vería con formato."""
+    for celda in json.loads(pl.cuaderno(leccion).read_text(encoding="utf-8"))["cells"]:
+        for linea in "".join(celda["source"]).splitlines():
+            assert not linea.lstrip().startswith(pl.MARCA_INICIO), f"lección {leccion}: {linea[:80]}"
+
+
+@pytest.mark.parametrize("leccion", pl.LECCIONES)
 def test_cada_leccion_cabe_en_una_t4_y_en_media_hora(leccion):
     p = pl.presupuesto_leccion(leccion)
     assert p.memoria_bytes <= 14 * vram.GIB
