@@ -734,7 +734,7 @@ def test_cli_tabla_en_espanol():
         (["--parametros", "siete mil millones"], "no es un número"),
         (["--parametros", "7e9", "--lote", "8"], "--secuencia"),
         (["--parametros", "7e9", "--gpu", "X100"], "GPU desconocida"),
-        (["--parametros", "-5"], "no es un número"),
+        (["--parametros", "-5"], "debe ser un número positivo"),
     ],
 )
 def test_cli_errores_en_espanol(argumentos, mensaje):

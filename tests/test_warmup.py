@@ -384,7 +384,7 @@ def test_cli_con_ejemplos_y_texto(capsys):
         (["--lr", "nan", "--pasos-totales", "10"], "finito"),
         (["--lr", "1e-3", "--pasos-totales", "10", "--tipo", "inventado"], "inventado"),
         (["--lr", "1e-3", "--pasos-totales", "10", "--tipo", "reduce_lr_on_plateau"], "métrica"),
-        (["--lr", "1e-3", "--pasos-totales", "0"], "pasos_totales"),
+        (["--lr", "1e-3", "--pasos-totales", "0"], "--pasos-totales debe ser un entero ≥ 1"),
         (["--lr", "1e-3", "--pasos-totales", "10", "--warmup", "mucho"], "--warmup"),
         (["--lr", "1e-3", "--pasos-totales", "10", "--warmup", "2.5"], "--warmup"),
         (["--lr", "1e-3", "--pasos-totales", "10", "--lote", "4"], "no se puede usar"),

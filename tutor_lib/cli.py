@@ -4,7 +4,14 @@ Contrato de cada módulo de ``comandos``: ``NOMBRE`` (str), ``AYUDA`` (str),
 ``configurar(parser)`` que añade sus argumentos y ``ejecutar(args) -> Resultado``.
 Con ``--json`` se imprime ``Resultado.datos``; sin él, ``Resultado.texto``.
 Un error previsible (``ValueError``/``TypeError``/``FileNotFoundError``) se
-muestra en español y el proceso sale con código 2, sin traza de Python.
+muestra en español y el proceso sale con código 2, sin traza de Python; la
+ayuda y los errores de argparse también están en español
+(:mod:`tutor_lib.comandos.analizador`). ``Resultado.avisos`` se imprimen en
+stderr, con o sin ``--json``.
+
+Cada subcomando importa torch o transformers solo dentro de ``ejecutar`` y solo
+si de verdad los necesita: ``tutor --ayuda``, ``tutor warmup`` o
+``tutor vram --parametros`` responden en menos de un segundo.
 """
 
 from __future__ import annotations
@@ -12,9 +19,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import logging
 import sys
 
 from tutor_lib.comandos import Resultado
+from tutor_lib.comandos.analizador import Analizador
 
 SUBCOMANDOS = (
     "doctor",
@@ -29,28 +38,6 @@ SUBCOMANDOS = (
 )
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse con mensajes de error en español y salida con código 2."""
-
-    def error(self, message: str) -> None:  # pragma: no cover - formato
-        traducciones = {
-            "the following arguments are required": "faltan estos argumentos",
-            "unrecognized arguments": "argumentos no reconocidos",
-            "invalid choice": "opción no válida",
-            "expected one argument": "se esperaba un valor",
-            "invalid float value": "número no válido",
-            "invalid int value": "entero no válido",
-            "not allowed with argument": "no se puede usar junto con",
-            "one of the arguments": "hace falta uno de los argumentos",
-            "is required": "es obligatorio",
-            "choose from": "elige entre",
-        }
-        for ingles, espanol in traducciones.items():
-            message = message.replace(ingles, espanol)
-        self.print_usage(sys.stderr)
-        self.exit(2, f"tutor: error: {message}\n")
-
-
 def _cargar_modulos():
     modulos = []
     for nombre in SUBCOMANDOS:
@@ -63,11 +50,15 @@ def _cargar_modulos():
 
 
 def construir_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    """El analizador de ``tutor`` con un subanalizador por módulo de ``comandos``."""
+    parser = Analizador(
         prog="tutor",
         description="Herramientas del curso de fine-tuning de transformers en español.",
+        epilog="Escribe «tutor SUBCOMANDO --ayuda» para ver las opciones de cada subcomando.",
     )
-    sub = parser.add_subparsers(dest="subcomando", metavar="SUBCOMANDO", parser_class=_Parser)
+    sub = parser.add_subparsers(
+        title="subcomandos", dest="subcomando", metavar="SUBCOMANDO", parser_class=Analizador
+    )
     for modulo in _cargar_modulos():
         p = sub.add_parser(modulo.NOMBRE, help=modulo.AYUDA, description=modulo.AYUDA)
         p.add_argument("--json", action="store_true", help="imprime el resultado como JSON estable")
@@ -77,6 +68,9 @@ def construir_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Corre ``tutor`` con ``argv`` (por defecto, ``sys.argv[1:]``) y devuelve el código de salida."""
+    # bitsandbytes avisa en inglés, al importarse, de un kernel opcional de CPU que no hace falta aquí
+    logging.getLogger("bitsandbytes").setLevel(logging.ERROR)
     parser = construir_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "_ejecutar", None):
@@ -91,6 +85,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(resultado.datos, ensure_ascii=False, indent=2))
     else:
         print(resultado.texto)
+    sys.stdout.flush()  # el aviso, en stderr, sale después de la tabla también en una terminal
+    for aviso in resultado.avisos:
+        print(f"tutor {args.subcomando}: aviso: {aviso}", file=sys.stderr)
     return resultado.codigo
 
 

@@ -780,12 +780,8 @@ def _estructura_de_numero(n: int, fraccion_lineal: float | None, tarea: str | No
 
 
 def _cargar_estructura(parametros: Any, tarea: str | None, fraccion_lineal: float | None) -> _Estructura:
-    try:
-        import torch
-
-        es_modulo = isinstance(parametros, torch.nn.Module)
-    except ImportError:  # pragma: no cover
-        es_modulo = False
+    torch = sys.modules.get("torch")  # un nn.Module solo existe si torch ya está importado: no lo importes por un número
+    es_modulo = torch is not None and isinstance(parametros, torch.nn.Module)
     if es_modulo:
         return _estructura_de_modelo(parametros)
     if isinstance(parametros, bool):
@@ -1590,11 +1586,12 @@ def tabla(estimacion: EstimacionMemoria) -> str:
     def fila(nombre: str, n: int) -> str:
         return f"{nombre:<{ancho}}" + _coma(f"{n / GIB:>10.3f}{n / GB:>10.3f}") + f"{miles(n):>20}"
 
-    for k in COMPONENTES:
-        lineas.append(fila(ETIQUETAS[k], e.componentes.get(k, 0)))
+    for k in COMPONENTES:  # las activaciones van aparte, tras el subtotal del estado estático (una sola fila)
+        if k != "activaciones":
+            lineas.append(fila(ETIQUETAS[k], e.componentes.get(k, 0)))
     lineas.append("-" * (ancho + 40))
     lineas.append(fila("Estado estático", e.estatica_bytes))
-    lineas.append(fila("Activaciones (estimación)", e.activaciones_bytes))
+    lineas.append(fila(ETIQUETAS["activaciones"], e.activaciones_bytes))
     lineas.append(fila("TOTAL", e.total_bytes))
     if e.gpu:
         g = e.gpu

@@ -265,8 +265,11 @@ def opciones_validas(tipo: str) -> tuple[str, ...]:
     return tuple(n for n in firma.parameters if n not in _ARGUMENTOS_FIJOS)
 
 
-def _opciones_efectivas(tipo: str, lr: float, total: int, warmup: int, opciones: dict) -> dict:
-    validas = opciones_validas(tipo)
+def _opciones_efectivas(
+    tipo: str, lr: float, total: int, warmup: int, opciones: dict, validas: tuple[str, ...] | None = None
+) -> dict:
+    # ``validas`` permite a tutor_lib.warmup_puro validar sin importar transformers
+    validas = opciones_validas(tipo) if validas is None else validas
     desconocidas = sorted(set(opciones) - set(validas))
     if desconocidas:
         lista = ", ".join(validas) if validas else "ninguna"

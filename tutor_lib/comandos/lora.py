@@ -4,12 +4,18 @@ Ejemplos::
 
     tutor lora --config config.json --r 16 --modulos q_proj,v_proj --json
     tutor lora --modelo meta-llama/Llama-2-7b-hf --r 16 --modulos all-linear
+
+Cuenta sobre el modelo construido en el dispositivo «meta» (torch y
+transformers, unos segundos; sin pesos). Sin red, ``--modelo`` funciona con los
+configs que trae el curso y con los de la caché de Hugging Face; con otro nombre
+falla al momento y sugiere ``--config``.
 """
 
 from __future__ import annotations
 
 from tutor_lib import lora
-from tutor_lib.comandos import Resultado
+from tutor_lib.comandos import Resultado, preparar_modelo_del_hub
+from tutor_lib.comandos.analizador import entero_positivo
 
 NOMBRE = "lora"
 AYUDA = "Cuenta los parámetros entrenables de LoRA (rango r, módulos elegidos) sin descargar pesos."
@@ -19,7 +25,7 @@ def configurar(parser) -> None:
     origen = parser.add_mutually_exclusive_group(required=True)
     origen.add_argument("--config", help="ruta a un config.json (o a la carpeta de un modelo)")
     origen.add_argument("--modelo", help="nombre del modelo en el Hub (necesita red o la caché local, salvo los del modo completo del curso)")
-    parser.add_argument("--r", type=int, required=True, help="rango de LoRA, p. ej. 16")
+    parser.add_argument("--r", type=entero_positivo, required=True, help="rango de LoRA, p. ej. 16")
     parser.add_argument(
         "--modulos", required=True,
         help="capas a adaptar separadas por comas (q_proj,v_proj) o all-linear",
@@ -31,6 +37,8 @@ def configurar(parser) -> None:
 
 
 def ejecutar(args) -> Resultado:
+    if args.config is None:
+        preparar_modelo_del_hub(args.modelo, "--config con la ruta a su config.json")
     origen = args.config if args.config is not None else args.modelo
     conteo = lora.contar_parametros_lora(origen, args.r, args.modulos, tarea=args.tarea)
     datos = {

@@ -6,6 +6,13 @@ Ejemplos::
     tutor vram --config config.json --metodo qlora --precision bf16 --r 16 --modulos all-linear \\
         --lote 4 --secuencia 512 --gpu T4 --json
     tutor vram --modelo meta-llama/Llama-2-7b-hf --metodo lora --precision bf16   # necesita el Hub
+
+Con ``--parametros`` todo es aritmética: no se importa torch y responde al
+instante. ``--config`` y ``--modelo`` construyen el modelo en el dispositivo
+«meta» (torch y transformers, unos segundos). Sin red, ``--modelo`` funciona con
+los configs que trae el curso y con los que ya están en la caché de Hugging
+Face; con cualquier otro nombre falla al momento y sugiere ``--config`` o
+``--parametros``.
 """
 
 from __future__ import annotations
@@ -14,7 +21,8 @@ import math
 import re
 
 from tutor_lib import vram
-from tutor_lib.comandos import Resultado
+from tutor_lib.comandos import Resultado, preparar_modelo_del_hub
+from tutor_lib.comandos.analizador import entero_positivo
 
 NOMBRE = "vram"
 AYUDA = "Estima la memoria de GPU de un fine-tuning (pesos, gradientes, optimizador, activaciones)."
@@ -25,10 +33,15 @@ _SUFIJOS = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "g": 10**9, "t": 10**12}
 def leer_parametros(texto: str) -> int:
     """Convierte ``'7e9'``, ``'66955010'``, ``'6.7B'`` o ``'66M'`` en un número entero de parámetros."""
     limpio = texto.strip().replace("_", "")
-    coincide = re.fullmatch(r"([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([kKmMbBgGtT]?)", limpio)
+    negativo = limpio.startswith("-")
+    coincide = re.fullmatch(r"([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([kKmMbBgGtT]?)", limpio.removeprefix("-"))
     if not coincide:
         raise ValueError(f"--parametros no es un número: {texto!r}. Ejemplos válidos: 7e9, 66955010, 6.7B, 66M.")
     valor = float(coincide.group(1)) * _SUFIJOS[coincide.group(2).lower()]
+    if negativo or valor == 0:
+        raise ValueError(
+            f"--parametros debe ser un número positivo (cuántos parámetros tiene el modelo, p. ej. 7e9); recibí {texto!r}."
+        )
     if not math.isfinite(valor) or valor != math.floor(valor) or valor < 1 or valor > vram.PARAMETROS_MAXIMOS:
         raise ValueError(f"--parametros debe ser un número entero entre 1 y 1e13; recibí {texto!r}.")
     return int(valor)
@@ -42,10 +55,10 @@ def configurar(parser) -> None:
     parser.add_argument("--metodo", choices=vram.METODOS, default="completo", help="completo, lora o qlora")
     parser.add_argument("--precision", choices=vram.PRECISIONES, default="mixta", help="fp32, mixta o bf16")
     parser.add_argument("--optimizador", choices=vram.OPTIMIZADORES, default="adamw")
-    parser.add_argument("--r", type=int, default=None, help="rango de LoRA (por defecto 16 con lora/qlora)")
+    parser.add_argument("--r", type=entero_positivo, default=None, help="rango de LoRA (por defecto 16 con lora/qlora)")
     parser.add_argument("--modulos", default=None, help="capas con LoRA: q_proj,v_proj o all-linear (por defecto)")
-    parser.add_argument("--lote", type=int, default=None, help="ejemplos por paso y dispositivo")
-    parser.add_argument("--secuencia", type=int, default=None, help="tokens por ejemplo")
+    parser.add_argument("--lote", type=entero_positivo, default=None, help="ejemplos por paso y dispositivo")
+    parser.add_argument("--secuencia", type=entero_positivo, default=None, help="tokens por ejemplo")
     parser.add_argument("--gpu", default=None, help="GPU del catálogo: " + ", ".join(vram.GPUS))
     parser.add_argument("--checkpointing", action="store_true", help="gradient checkpointing")
     parser.add_argument(
@@ -65,6 +78,8 @@ def ejecutar(args) -> Resultado:
     elif args.config is not None:
         parametros = args.config
     else:
+        preparar_modelo_del_hub(args.modelo, "--config con la ruta a su config.json, o --parametros con su número "
+                                "de parámetros (p. ej. --parametros 7e9)")
         parametros = args.modelo
     if args.lote is not None and args.secuencia is None:
         raise ValueError("--lote necesita también --secuencia (p. ej. --lote 8 --secuencia 512).")

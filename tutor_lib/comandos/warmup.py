@@ -1,4 +1,9 @@
-"""``tutor warmup``: la tasa de aprendizaje en cada paso, calculada con el scheduler de transformers.
+"""``tutor warmup``: la tasa de aprendizaje en cada paso, la misma que usaría el scheduler de transformers.
+
+Calcula con :mod:`tutor_lib.warmup_puro` (las fórmulas de transformers en Python
+puro, comprobadas float a float contra el scheduler real): no importa torch y
+responde al instante. Si el warmup no es más corto que el entrenamiento, avisa
+en stderr (la tasa nunca llega a ``--lr``).
 
 Ejemplos::
 
@@ -9,22 +14,27 @@ Ejemplos::
 from __future__ import annotations
 
 
-from tutor_lib import warmup
+from tutor_lib import warmup, warmup_puro
 from tutor_lib.comandos import Resultado, leer_pasos
+from tutor_lib.comandos.analizador import entero_positivo, real_positivo
 
 NOMBRE = "warmup"
 AYUDA = "Calcula la tasa de aprendizaje de cada paso (warmup + schedule) como lo haría el Trainer."
 
 
 def configurar(parser) -> None:
-    parser.add_argument("--lr", type=float, required=True, help="tasa de aprendizaje máxima (learning_rate), p. ej. 2e-5")
+    parser.add_argument("--lr", type=real_positivo, required=True,
+                        help="tasa de aprendizaje máxima (learning_rate), p. ej. 2e-5")
     grupo = parser.add_mutually_exclusive_group(required=True)
-    grupo.add_argument("--pasos-totales", type=int, help="pasos de optimización de todo el entrenamiento")
-    grupo.add_argument("--ejemplos", type=int, help="ejemplos de entrenamiento (con --lote y --epocas)")
-    parser.add_argument("--lote", type=int, help="per_device_train_batch_size (con --ejemplos)")
-    parser.add_argument("--epocas", type=float, help="num_train_epochs, puede ser fraccionario (con --ejemplos)")
-    parser.add_argument("--acumulacion", type=int, default=None, help="gradient_accumulation_steps (por defecto 1)")
-    parser.add_argument("--dispositivos", type=int, default=None, help="GPUs en paralelo de datos (por defecto 1)")
+    grupo.add_argument("--pasos-totales", type=entero_positivo, help="pasos de optimización de todo el entrenamiento")
+    grupo.add_argument("--ejemplos", type=entero_positivo, help="ejemplos de entrenamiento (con --lote y --epocas)")
+    parser.add_argument("--lote", type=entero_positivo, help="per_device_train_batch_size (con --ejemplos)")
+    parser.add_argument("--epocas", type=real_positivo,
+                        help="num_train_epochs, puede ser fraccionario (con --ejemplos)")
+    parser.add_argument("--acumulacion", type=entero_positivo, default=None,
+                        help="gradient_accumulation_steps (por defecto 1)")
+    parser.add_argument("--dispositivos", type=entero_positivo, default=None,
+                        help="GPUs en paralelo de datos (por defecto 1)")
     parser.add_argument(
         "--warmup", default="0",
         help="pasos de warmup (entero, p. ej. 100) o fracción de los pasos totales en [0, 1) (p. ej. 0.1)",
@@ -74,9 +84,9 @@ def ejecutar(args) -> Resultado:
         )
     valor_warmup = leer_pasos("--warmup", args.warmup, fraccion=True)
     opciones = _leer_opciones(args.opcion)
-    tasas = warmup.tasas_de_aprendizaje(args.lr, total, valor_warmup, args.tipo, **opciones)
+    tasas = warmup_puro.tasas_de_aprendizaje(args.lr, total, valor_warmup, args.tipo, **opciones)
     pasos_warmup = warmup.pasos_de_warmup(valor_warmup, total)
-    filas = warmup.tabla_warmup(args.lr, total, pasos_warmup, None, args.tipo, **opciones)
+    filas = warmup_puro.tabla_warmup(tasas, pasos_warmup)
     datos = {
         "learning_rates": tasas,
         "pasos_totales": total,
@@ -85,13 +95,40 @@ def ejecutar(args) -> Resultado:
         "lr": args.lr,
         "opciones": opciones,
     }
-    texto = "\n".join(
-        [
-            f"Schedule {args.tipo!r}, lr máxima {args.lr:g}: {total} pasos de optimización, {pasos_warmup} de warmup.",
-            "",
-            warmup.tabla_como_texto(filas),
-            "",
-            "El paso i se da con la tasa de la fila i (el primero, con warmup, usa 0).",
-        ]
-    )
-    return Resultado(datos=datos, texto=texto)
+    lineas = [
+        f"Schedule {args.tipo!r}, lr máxima {args.lr:g}: {total} pasos de optimización, {pasos_warmup} de warmup.",
+        "",
+        warmup.tabla_como_texto(filas),
+        "",
+        "Cada fila es un paso de optimización (se cuentan desde 0) y la tasa con la que se da.",
+    ]
+    avisos = []
+    if args.tipo == "constant" and pasos_warmup > 0:
+        avisos.append(
+            f"el schedule 'constant' ignora el warmup ({_pasos(pasos_warmup)}), igual que el Trainer: "
+            "si quieres warmup con tasa constante, usa --tipo constant_with_warmup."
+        )
+    elif 0 < pasos_warmup < total:
+        lineas.append(
+            f"Durante el warmup ({_pasos(pasos_warmup)}) la tasa sube desde {tasas[0]:.3e} (paso 0) hasta {args.lr:g}."
+        )
+    elif pasos_warmup >= total:
+        lineas.append(
+            f"Todo el entrenamiento es warmup: la tasa sube desde {tasas[0]:.3e} (paso 0) "
+            f"hasta {tasas[-1]:.3e} (paso {total - 1})."
+        )
+        maxima = max(tasas)
+        if maxima < args.lr:
+            detalle = f"la tasa nunca llega a --lr {args.lr:g} (la mayor es {maxima:.3e})"
+        else:
+            detalle = f"la tasa llega a --lr {args.lr:g} recién en el último paso"
+        avisos.append(
+            f"el warmup ({_pasos(pasos_warmup)}) no es más corto que el entrenamiento ({_pasos(total)}): "
+            f"{detalle} y no queda ningún paso para que el schedule la baje. "
+            "Usa menos pasos de warmup o una fracción como --warmup 0.1."
+        )
+    return Resultado(datos=datos, texto="\n".join(lineas), avisos=avisos)
+
+
+def _pasos(n: int) -> str:
+    return "1 paso" if n == 1 else f"{n} pasos"
