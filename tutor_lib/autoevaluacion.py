@@ -62,7 +62,9 @@ def como_texto(cal: Calificacion) -> str:
             cifra = f"{p.puntos:>3g} / {p.maximo:g}"
         lineas.append(f"  {marca} {p.id:<{ancho}}  {cifra}  {p.mensaje}")
     if cal.pendiente_manual:
-        lineas.append(f"  ({cal.pendiente_manual:g} puntos de respuestas escritas se califican a mano.)")
+        uno = cal.pendiente_manual == 1
+        lineas.append(f"  ({cal.pendiente_manual:g} punto{'' if uno else 's'} de respuestas escritas "
+                      f"se califica{'' if uno else 'n'} a mano.)")
     for aviso in cal.avisos:
         lineas.append(f"  Aviso: {aviso}")
     completas = all(p.puntos is None or p.puntos >= p.maximo for p in cal.partes)
@@ -92,10 +94,12 @@ def _notebook_en_curso(asignacion: str) -> Path | None:
     return local if local.is_file() else None
 
 
-def revisar(asignacion: str) -> Calificacion | None:
+def revisar(asignacion: str) -> None:
     """Califica el notebook guardado de esta asignación y muestra el informe.
 
-    No hace nada mientras nbgrader califica (``NBGRADER_EXECUTION``): así la
+    Devuelve ``None`` a propósito: es la última línea de la celda de revisión, y Jupyter mostraría
+    debajo del informe la representación cruda del objeto (rutas temporales incluidas). Quien
+    necesite la calificación como datos usa :func:`corregir`. No hace nada mientras nbgrader califica (``NBGRADER_EXECUTION``): así la
     celda de revisión no se califica a sí misma.
     """
     if os.environ.get("NBGRADER_EXECUTION"):
@@ -115,4 +119,4 @@ def revisar(asignacion: str) -> Calificacion | None:
         print(f"No pude calificar: {exc}")
         return None
     print(como_texto(cal))
-    return cal
+    return None

@@ -27,3 +27,6 @@ def test_ejercicio_resuelto_se_califica_desde_jupyterlab(pagina, servidor_jupyte
     assert "Todo lo que se califica solo está bien" in texto, texto
     assert "✘" not in texto and len(re.findall("✔", texto)) >= 3, texto
     assert re.search(r"\d+ de \d+ puntos", texto), texto
+    salida_de_la_celda = panel.locator(".jp-CodeCell").last.locator(".jp-OutputArea").inner_text()
+    assert "Asignación" in salida_de_la_celda  # es la celda de revisión
+    assert "Calificacion(" not in salida_de_la_celda, salida_de_la_celda  # solo el informe, sin el objeto crudo
