@@ -26,3 +26,18 @@ def test_insignia_y_celda_de_preparacion(ruta):
     usa_widgets = any("widget" in c.source for c in nb.cells if c.cell_type == "code")
     if usa_widgets:
         assert "enable_custom_widget_manager" in primera.source
+
+
+def test_colab_instala_con_los_rangos_de_pyproject():
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    from tutor_lib.colab import PAQUETES_COLAB
+
+    proyecto = tomllib.loads((RAIZ / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    rangos = {Requirement(d).name: Requirement(d).specifier for d in proyecto["dependencies"]}
+    for texto in PAQUETES_COLAB:
+        req = Requirement(texto)
+        assert req.name in rangos and req.specifier == rangos[req.name], texto
+    assert not {"torch", "numpy"} & {Requirement(t).name for t in PAQUETES_COLAB}

@@ -42,3 +42,23 @@ def test_comando_tutor_y_modulo_equivalentes():
     assert a.returncode == 0 and b.returncode == 0
     for sub in ("doctor", "curso"):
         assert sub in a.stdout and sub in b.stdout
+
+
+def test_cada_dependencia_tiene_piso_y_techo_y_la_instalada_cumple(raiz):
+    """Pisos en las versiones con que se prueba y techos en la próxima versión mayor (issue 15)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    proyecto = tomllib.loads((raiz / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    for texto in proyecto["dependencies"]:
+        req = Requirement(texto)
+        if req.marker is not None and not req.marker.evaluate():
+            continue
+        operadores = {s.operator for s in req.specifier}
+        assert operadores in ({">=", "<"}, {"=="}), f"{texto}: falta el piso o el techo"
+        try:
+            instalada = version(req.name)
+        except PackageNotFoundError:  # pragma: no cover - el entorno de pruebas las instala todas
+            raise AssertionError(f"{req.name} no está instalada")
+        assert req.specifier.contains(instalada.split("+")[0], prereleases=True), f"{req.name} {instalada} ∉ {texto}"
+    nombres = {_normalizar(d)[0] for d in proyecto["dependencies"]}
+    assert "bitsandbytes" in nombres  # las lecciones 11 y 12 lo importan

