@@ -121,6 +121,8 @@ def test_un_cuaderno_sin_marcas_da_un_error_en_espanol(tmp_path):
         pl.escribir_encabezado(ruta, "11")
     with pytest.raises(ValueError, match="no tiene modo completo"):
         pl.fases("13")
+    with pytest.raises(FileNotFoundError, match="No encuentro el cuaderno de la lección 11"):
+        pl.cuaderno("11", tmp_path / "sin_lecciones")
 
 
 # Lo que cada presupuesto supone del código del modo completo de su lección (rama ``else`` del modo).

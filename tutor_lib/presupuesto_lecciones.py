@@ -367,8 +367,13 @@ _PATRON = re.compile(re.escape(MARCA_INICIO) + r"(.*?)" + re.escape(MARCA_FIN), 
 
 
 def cuaderno(leccion: str, carpeta: Path | None = None) -> Path:
+    """La ruta del cuaderno de ``leccion`` en ``lessons/`` (o en ``carpeta``)."""
     carpeta = carpeta or Path(__file__).resolve().parent.parent / "lessons"
-    return next(carpeta.glob(f"{leccion}_*.ipynb"))
+    encontrados = sorted(carpeta.glob(f"{leccion}_*.ipynb"))
+    if not encontrados:
+        raise FileNotFoundError(f"No encuentro el cuaderno de la lección {leccion} en {carpeta}: esta función "
+                                "necesita una copia del repositorio del curso (no basta el paquete instalado).")
+    return encontrados[0]
 
 
 def texto_en_cuaderno(ruta: Path) -> str | None:
