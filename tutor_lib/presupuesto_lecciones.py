@@ -157,9 +157,6 @@ def fases(leccion: str, receta: recursos.Receta | None = None) -> list[Fase]:
     seq = receta.max_length
     entrenamiento_03 = _veces(resenas_utiles("train"), receta.muestras_entrenamiento)
     validacion_03 = _veces(resenas_utiles("validation"), receta.muestras_evaluacion)
-    bytes_adamw_fp32 = 12  # pesos fp32 (4) + m y v de AdamW (8) de un Trainer que ya entrenó y sigue vivo
-    beto = vram.estimar_memoria(recursos.cargar_config(recursos.MODELOS["clasificacion"]["completo"]),
-                                tarea="clasificacion").parametros
     if leccion == "01":
         # CONFIG del modo completo: 3000 reseñas, 1000 de validación, lote 16, 1 época, 128 tokens.
         pasos = _pasos(3000, 16)
@@ -182,14 +179,17 @@ def fases(leccion: str, receta: recursos.Receta | None = None) -> list[Fase]:
                      "clasificacion", receta.lote, seq, pasos=_pasos(entrenamiento_03, receta.lote, receta.epocas),
                      evaluadas=(int(receta.epocas) + 2) * validacion_03)]
     if leccion == "05":
+        # Un Trainer que ya entrenó y sigue vivo guarda pesos fp32 (4 B) y m y v de AdamW (8 B) por parámetro.
+        vivo = 12 * vram.estimar_memoria(recursos.cargar_config(recursos.MODELOS["clasificacion"]["completo"]),
+                                         tarea="clasificacion").parametros
         # 4000 reseñas, 400 de validación; early stopping hasta 500 pasos evaluando cada 25; dos corridas de
         # 6 pasos, una reanudada, y la del checkpoint JIT de 200 pasos (que se corta y se reanuda).
         return [
             Fase("early stopping: hasta 500 pasos, evaluando cada 25", "clasificacion", receta.lote, seq, pasos=500,
-                 evaluadas=(500 // 25 + 1) * 400, extra_bytes=beto * bytes_adamw_fp32,
+                 evaluadas=(500 // 25 + 1) * 400, extra_bytes=vivo,
                  nota="sigue vivo el Trainer espía de la sección 2, con su optimizador"),
             Fase("corridas cortas, reanudar y checkpoint JIT", "clasificacion", receta.lote, seq, pasos=3 * 6 + 200 + 4,
-                 evaluadas=4 * 400, extra_bytes=2 * beto * bytes_adamw_fp32,
+                 evaluadas=4 * 400, extra_bytes=2 * vivo,
                  nota="siguen vivos dos Trainers anteriores (early stopping y el cortado), con su optimizador"),
         ]
     if leccion == "06":
