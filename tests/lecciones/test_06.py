@@ -193,6 +193,8 @@ def test_leccion_06_corre_y_muestra_las_cifras():
     # la sección 4 ajusta multilingual-e5-small dos veces: 196 s la lección entera, medido aquí
     # red de seguridad contra cuelgues, no una meta: los tiempos se miden en benchmarks (b_lecciones)
     assert segundos < 600, f"la lección 06 tardó {segundos:.0f} s en modo rápido (límite: 600 s)"
+    # la lección 0 explica el informe de carga de transformers (en inglés); aquí, que carga e5 tres veces, no se repite
+    assert "LOAD REPORT" not in texto and "newly initialized" not in texto
 
     esperados = [
         "Modo: rapido",
