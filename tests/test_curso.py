@@ -57,6 +57,9 @@ def test_make_curso_servidor_sirve_las_lecciones():
         # sin token, la API no deja entrar
         with pytest.raises(urllib.error.HTTPError):
             urllib.request.urlopen(f"{base}/api/contents/lessons", timeout=5)
+        # la raíz lleva a la lección 0 también en modo servidor
+        with urllib.request.urlopen(f"{base}/?token={token}", timeout=10) as r:
+            assert r.url.endswith("/lab/tree/lessons/00_bienvenida.ipynb") or "00_bienvenida" in r.url, r.url
     finally:
         if proceso.poll() is None:
             os.killpg(proceso.pid, signal.SIGTERM)
@@ -64,3 +67,24 @@ def test_make_curso_servidor_sirve_las_lecciones():
                 proceso.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 os.killpg(proceso.pid, signal.SIGKILL)
+    salida = proceso.stdout.read().decode()
+    assert f"El curso se sirve en http://localhost:{puerto}/lab?token={token}" in salida, salida[-2000:]
+    assert "Ctrl+C" in salida
+
+
+def test_la_terminal_de_jupyterlab_encuentra_tutor_sin_activar_el_entorno():
+    """JupyterLab hereda un PATH con la carpeta del Python del curso primero (ahí pip instala ``tutor``)."""
+    import sys
+
+    from tutor_lib.comandos.curso import entorno_de_jupyter
+
+    binarios = str(Path(sys.executable).parent)
+    assert (Path(binarios) / "tutor").exists(), "pip instala el comando tutor junto al Python del curso"
+    entorno = entorno_de_jupyter(RAIZ, {"PATH": f"/usr/bin:{binarios}:/bin", "OTRA": "1"})
+    assert entorno["PATH"].split(os.pathsep) == [binarios, "/usr/bin", "/bin"]
+    assert entorno["OTRA"] == "1" and entorno["TUTOR_RAIZ"] == str(RAIZ)
+    # el comando que encontraría la terminal es el del curso, y responde
+    encontrado = shutil.which("tutor", path=entorno["PATH"])
+    assert encontrado == str(Path(binarios) / "tutor")
+    ayuda = subprocess.run([encontrado, "--help"], capture_output=True, text=True, timeout=60)
+    assert ayuda.returncode == 0 and "corregir" in ayuda.stdout

@@ -234,6 +234,10 @@ def servidor_jupyter(tmp_path_factory):
         **_config_sin_llamadas_externas(base),
         # el kernel dibuja como en JupyterLab (inline), no con el Agg de las pruebas
         "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+        # como tras `make curso`, que no activa el entorno: su carpeta bin/ no está en el PATH
+        # (la pone `tutor curso`; tests/navegador/test_navegador_terminal.py lo comprueba)
+        "PATH": os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep)
+                                if p and Path(p) != Path(sys.executable).parent),
     }
     registro = (base / "jupyterlab.log").open("wb")
     proceso = subprocess.Popen(

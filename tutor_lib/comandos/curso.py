@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -51,7 +54,46 @@ def ejecutar(args) -> Resultado:
     if args.token is not None:
         comando.append(f"--IdentityProvider.token={args.token}")
     inicio = carpeta / "lessons" / "00_bienvenida.ipynb"
-    if inicio.exists() and not args.sin_navegador:
+    if inicio.exists():  # también en modo servidor: quien abre la dirección llega a la lección 0
         comando.append(f"--LabApp.default_url=/lab/tree/lessons/{inicio.name}")
-    codigo = subprocess.call(comando, env={**os.environ, "TUTOR_RAIZ": str(carpeta)})
+    if args.sin_navegador:
+        anfitrion = {"127.0.0.1": "localhost", "0.0.0.0": "<dirección-de-esta-máquina>"}.get(args.ip, args.ip)
+        ficha = f"?token={args.token}" if args.token else ""
+        print(f"El curso se sirve en http://{anfitrion}:{args.puerto}/lab{ficha}\n"
+              + ("" if args.token else "JupyterLab imprime abajo la misma dirección con su token (token=...). ")
+              + "Ábrela en tu navegador; para cerrar el curso, Ctrl+C aquí.", flush=True)
+    terminal = orden_de_la_terminal()
+    if terminal:
+        comando.append(f"--ServerApp.terminado_settings=shell_command={json.dumps(terminal)}")
+    # cwd: la terminal que se abre desde el lanzador empieza en la carpeta del servidor, no en root_dir
+    codigo = subprocess.call(comando, env=entorno_de_jupyter(carpeta), cwd=carpeta)
     return Resultado(datos={"codigo": codigo}, texto="JupyterLab se cerró.", codigo=codigo)
+
+
+def entorno_de_jupyter(carpeta: Path, base: dict | None = None) -> dict:
+    """Variables de entorno de JupyterLab: las actuales, con el entorno del curso primero en el PATH.
+
+    Así la terminal de JupyterLab (que hereda este PATH) encuentra ``tutor`` y el Python del curso
+    aunque nadie haya activado el entorno virtual (``make curso`` no lo activa). No se resuelven
+    enlaces simbólicos: en un venv, ``.venv/bin/python`` apunta al Python del sistema, y la carpeta
+    que interesa es ``.venv/bin``, donde pip instaló ``tutor``.
+    """
+    base = dict(os.environ if base is None else base)
+    binarios = str(Path(sys.executable).parent)
+    resto = [p for p in base.get("PATH", "").split(os.pathsep) if p and p != binarios]
+    return {**base, "PATH": os.pathsep.join([binarios, *resto]), "TUTOR_RAIZ": str(carpeta)}
+
+
+def orden_de_la_terminal() -> list[str] | None:
+    """El shell de las terminales de JupyterLab: de sesión (lee /etc/profile) y con ``tutor`` en el PATH.
+
+    JupyterLab abre un shell de sesión (``-l``) cuando no corre en una terminal, y el /etc/profile de
+    Debian y Ubuntu reescribe el PATH: la carpeta del entorno que puso ``entorno_de_jupyter`` se pierde y
+    ``tutor`` deja de encontrarse. Por eso el shell de sesión vuelve a ponerla primero y luego se
+    reemplaza por un shell interactivo. ``None`` en Windows (JupyterLab usa su valor por defecto).
+    """
+    if os.name == "nt":
+        return None
+    shell = os.environ.get("SHELL") or shutil.which("bash") or shutil.which("sh") or "/bin/sh"
+    binarios = shlex.quote(str(Path(sys.executable).parent))
+    return [shell, "-l", "-c", f'PATH={binarios}:"$PATH"; export PATH; exec {shlex.quote(shell)} -i']
