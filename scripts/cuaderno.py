@@ -107,8 +107,8 @@ class Cuaderno:
             "## Revisa tu trabajo\n\n"
             "Guarda el notebook (**Ctrl+S**) y ejecuta la celda de abajo: califica este archivo con "
             "las mismas pruebas que usa tu instructor (también las ocultas) y te dice qué parte "
-            "revisar, sin mostrarte la solución. Desde una terminal es lo mismo: "
-            f"`tutor corregir {asig}.ipynb`.",
+            "revisar, sin mostrarte la solución. Desde la terminal de JupyterLab (abre en la carpeta "
+            f"del curso) es lo mismo: `tutor corregir exercises/{asig}/{asig}.ipynb`.",
             "revision-texto",
         )
         self.codigo_bloqueado(
