@@ -88,3 +88,22 @@ def test_la_terminal_de_jupyterlab_encuentra_tutor_sin_activar_el_entorno():
     assert encontrado == str(Path(binarios) / "tutor")
     ayuda = subprocess.run([encontrado, "--help"], capture_output=True, text=True, timeout=60)
     assert ayuda.returncode == 0 and "corregir" in ayuda.stdout
+
+
+def test_el_shell_de_la_terminal_repone_el_path_tras_el_profile(monkeypatch):
+    """Un shell de sesión lee /etc/profile (que en Debian reescribe el PATH) y luego recupera bin/ del curso."""
+    import sys
+
+    from tutor_lib.comandos.curso import orden_de_la_terminal
+
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("sin bash")
+    monkeypatch.setenv("SHELL", "/usr/bin/fish")  # sintaxis distinta: se usa bash
+    orden = orden_de_la_terminal()
+    assert orden[0] == bash and orden[1] == "-l"
+    # el mismo -c que correría JupyterLab, con un PATH mínimo como el que deja /etc/profile
+    script = orden[3].replace(f"exec {bash} -i", "command -v tutor")
+    hallado = subprocess.run([bash, "-c", script], capture_output=True, text=True, timeout=30,
+                             env={"PATH": "/usr/bin:/bin"})
+    assert hallado.stdout.strip() == str(Path(sys.executable).parent / "tutor"), hallado

@@ -35,7 +35,8 @@ def configurar(parser) -> None:
 def ejecutar(args) -> Resultado:
     if not 0 < args.puerto < 65536:
         raise ValueError(f"El puerto debe estar entre 1 y 65535; recibí {args.puerto}.")
-    carpeta = Path(args.carpeta) if args.carpeta else raiz_del_curso()
+    # absoluta: JupyterLab corre con cwd en la carpeta, y una ruta relativa se resolvería dos veces
+    carpeta = (Path(args.carpeta) if args.carpeta else raiz_del_curso()).resolve()
     if not carpeta.is_dir():
         raise FileNotFoundError(f"No existe la carpeta del curso: {carpeta}")
     comando = [
@@ -84,6 +85,10 @@ def entorno_de_jupyter(carpeta: Path, base: dict | None = None) -> dict:
     return {**base, "PATH": os.pathsep.join([binarios, *resto]), "TUTOR_RAIZ": str(carpeta)}
 
 
+#: Shells que entienden ``PATH=...; export PATH; exec ...`` (los demás reciben bash o sh).
+SHELLS_POSIX = ("bash", "sh", "dash", "zsh", "ksh")
+
+
 def orden_de_la_terminal() -> list[str] | None:
     """El shell de las terminales de JupyterLab: de sesión (lee /etc/profile) y con ``tutor`` en el PATH.
 
@@ -94,6 +99,10 @@ def orden_de_la_terminal() -> list[str] | None:
     """
     if os.name == "nt":
         return None
-    shell = os.environ.get("SHELL") or shutil.which("bash") or shutil.which("sh") or "/bin/sh"
+    shell = os.environ.get("SHELL") or ""
+    if Path(shell).name not in SHELLS_POSIX:  # fish, nushell...: la sintaxis de abajo no les sirve
+        shell = shutil.which("bash") or shutil.which("sh") or ""
+    if not shell:
+        return None
     binarios = shlex.quote(str(Path(sys.executable).parent))
     return [shell, "-l", "-c", f'PATH={binarios}:"$PATH"; export PATH; exec {shlex.quote(shell)} -i']
