@@ -2,6 +2,7 @@
 #   make curso   → prepara el entorno si falta y abre JupyterLab con las lecciones
 #   make test    → prepara el entorno si falta y corre todas las pruebas
 # Variante para servidores sin pantalla: make curso-servidor [PUERTO=8888] [IP=127.0.0.1]
+# Instructores: make curso-profesor abre la interfaz de nbgrader (formgrader)
 # Instructores: make ejercicios regenera exercises/ desde solutions/ (ver course/GUIA_INSTRUCTOR.md)
 
 PYTHON ?= python3
@@ -13,7 +14,7 @@ IP ?= 127.0.0.1
 TOKEN ?=
 PYTEST_ARGS ?=
 
-.PHONY: curso curso-servidor test entorno benchmarks gpu encabezados ejercicios limpiar
+.PHONY: curso curso-servidor curso-profesor test entorno benchmarks gpu encabezados ejercicios limpiar
 
 entorno: $(LISTO)
 
@@ -28,6 +29,10 @@ curso: $(LISTO)
 
 curso-servidor: $(LISTO)
 	$(VENV)/bin/tutor curso --sin-navegador --puerto $(PUERTO) --ip $(IP) $(if $(TOKEN),--token $(TOKEN))
+
+# Instructores: la interfaz de nbgrader (menú Nbgrader, formgrader) con course/nbgrader_config.py.
+curso-profesor: $(LISTO)
+	$(VENV)/bin/tutor curso --profesor --puerto $(PUERTO) --ip $(IP)
 
 test: $(LISTO)
 	$(PY) -m pytest $(PYTEST_ARGS)

@@ -107,3 +107,28 @@ def test_el_shell_de_la_terminal_repone_el_path_tras_el_profile(monkeypatch):
     hallado = subprocess.run([bash, "-c", script], capture_output=True, text=True, timeout=30,
                              env={"PATH": "/usr/bin:/bin"})
     assert hallado.stdout.strip() == str(Path(sys.executable).parent / "tutor"), hallado
+
+
+def test_interfaces_de_estudiante_y_de_profesor(tmp_path):
+    """Opciones de JupyterLab de cada interfaz; la del profesor sin course/nbgrader_config.py avisa en español."""
+    import json
+    import sys
+
+    from tutor_lib.comandos.curso import EXTENSIONES_NBGRADER, argumentos_de_interfaz
+
+    estudiante, profesor = argumentos_de_interfaz(False), argumentos_de_interfaz(True)
+    for argumentos in (estudiante, profesor):
+        assert "--LabApp.extension_manager=readonly" in argumentos  # nada de consultar PyPI desde la interfaz
+        ajustes = Path(next(a for a in argumentos if a.startswith("--LabApp.app_settings_dir=")).split("=", 1)[1])
+        avisos = json.loads((ajustes / "overrides.json").read_text())["@jupyterlab/apputils-extension:notification"]
+        assert avisos == {"fetchNews": "false", "checkForUpdates": False}
+    pagina = json.loads((Path(estudiante[0].split("=", 1)[1]) / "page_config.json").read_text())
+    assert pagina["disabledExtensions"] == {"@jupyter/nbgrader": True}
+    assert not (Path(profesor[0].split("=", 1)[1]) / "page_config.json").exists()
+    assert all(f"--ServerApp.jpserver_extensions={e}=False" in estudiante for e in EXTENSIONES_NBGRADER)
+    assert not any("jpserver_extensions" in a for a in profesor)
+
+    r = subprocess.run([sys.executable, "-m", "tutor_lib", "curso", "--profesor", "--sin-navegador",
+                        "--carpeta", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "necesita la configuración de nbgrader del curso" in r.stderr, r.stderr

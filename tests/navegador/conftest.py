@@ -23,6 +23,7 @@ Chromium). La CI nunca define esa variable.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -217,17 +218,9 @@ def _config_sin_llamadas_externas(base: Path) -> dict:
     }
 
 
-@pytest.fixture(scope="session")
-def servidor_jupyter(tmp_path_factory):
-    base = tmp_path_factory.mktemp("jupyter_navegador")
-    carpeta = base / "curso"
-    (carpeta / "lessons").mkdir(parents=True)
-    for leccion in LECCIONES:
-        shutil.copy2(RAIZ / "lessons" / leccion, carpeta / "lessons" / leccion)
-    for nombre, celdas in CUADERNOS_MINIMOS.items():
-        (carpeta / nombre).write_text(json.dumps(_cuaderno(celdas), ensure_ascii=False), encoding="utf-8")
-    _ejercicio_resuelto(carpeta)
-
+@contextlib.contextmanager
+def _servidor(base: Path, carpeta: Path, argumentos: tuple[str, ...] = ()):
+    """Arranca ``tutor curso --sin-navegador`` sobre ``carpeta`` (puerto libre, token nuevo) y lo apaga al salir."""
     puerto, token = _puerto_libre(), secrets.token_hex(16)
     entorno = {
         **os.environ,  # ya trae TUTOR_MODO=rapido, HF_HUB_OFFLINE=1 y tests/red en PYTHONPATH (tests/conftest.py)
@@ -242,10 +235,11 @@ def servidor_jupyter(tmp_path_factory):
     registro = (base / "jupyterlab.log").open("wb")
     proceso = subprocess.Popen(
         [sys.executable, "-m", "tutor_lib", "curso", "--sin-navegador", "--puerto", str(puerto),
-         "--token", token, "--carpeta", str(carpeta)],
+         "--token", token, "--carpeta", str(carpeta), *argumentos],
         cwd=RAIZ, env=entorno, stdout=registro, stderr=subprocess.STDOUT, start_new_session=True,
     )
     servidor = ServidorJupyter(f"http://127.0.0.1:{puerto}", token, carpeta, proceso, entorno)
+    servidor.registro = base / "jupyterlab.log"
     limite = time.monotonic() + ESPERA_SERVIDOR
     try:
         while True:
@@ -275,6 +269,33 @@ def servidor_jupyter(tmp_path_factory):
             os.killpg(proceso.pid, signal.SIGKILL)
             proceso.wait(timeout=10)
         registro.close()
+
+
+@pytest.fixture(scope="session")
+def servidor_jupyter(tmp_path_factory):
+    """La interfaz de estudiante (la de ``make curso``) sobre una copia de las lecciones y un ejercicio resuelto."""
+    base = tmp_path_factory.mktemp("jupyter_navegador")
+    carpeta = base / "curso"
+    (carpeta / "lessons").mkdir(parents=True)
+    for leccion in LECCIONES:
+        shutil.copy2(RAIZ / "lessons" / leccion, carpeta / "lessons" / leccion)
+    for nombre, celdas in CUADERNOS_MINIMOS.items():
+        (carpeta / nombre).write_text(json.dumps(_cuaderno(celdas), ensure_ascii=False), encoding="utf-8")
+    _ejercicio_resuelto(carpeta)
+    with _servidor(base, carpeta) as servidor:
+        yield servidor
+
+
+@pytest.fixture
+def servidor_profesor(tmp_path_factory):
+    """La interfaz del instructor (``make curso-profesor``): el mismo ejercicio, con course/nbgrader_config.py."""
+    base = tmp_path_factory.mktemp("jupyter_profesor")
+    carpeta = base / "curso"
+    (carpeta / "course").mkdir(parents=True)
+    shutil.copy2(RAIZ / "course" / "nbgrader_config.py", carpeta / "course" / "nbgrader_config.py")
+    _ejercicio_resuelto(carpeta)
+    with _servidor(base, carpeta, ("--profesor",)) as servidor:
+        yield servidor
 
 
 # ---------------------------------------------------------------------------

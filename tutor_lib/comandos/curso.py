@@ -13,7 +13,8 @@ from pathlib import Path
 from tutor_lib.comandos import Resultado
 
 NOMBRE = "curso"
-AYUDA = "Abre JupyterLab con las lecciones del curso (o lo sirve sin navegador con --sin-navegador)."
+AYUDA = ("Abre JupyterLab con las lecciones del curso (o lo sirve sin navegador con --sin-navegador); "
+         "con --profesor, la interfaz de nbgrader del instructor.")
 
 
 def raiz_del_curso() -> Path:
@@ -30,6 +31,8 @@ def configurar(parser) -> None:
     parser.add_argument("--puerto", type=int, default=8888, help="puerto (por defecto 8888)")
     parser.add_argument("--token", default=None, help="token de acceso (por defecto lo genera JupyterLab)")
     parser.add_argument("--carpeta", default=None, help="carpeta del curso (por defecto, la del repositorio)")
+    parser.add_argument("--profesor", action="store_true",
+                        help="interfaz del instructor: menú Nbgrader y formgrader con course/nbgrader_config.py")
 
 
 def ejecutar(args) -> Resultado:
@@ -39,6 +42,15 @@ def ejecutar(args) -> Resultado:
     carpeta = (Path(args.carpeta) if args.carpeta else raiz_del_curso()).resolve()
     if not carpeta.is_dir():
         raise FileNotFoundError(f"No existe la carpeta del curso: {carpeta}")
+    directorio = carpeta  # donde corre JupyterLab: ahí abre la terminal del lanzador
+    if args.profesor:
+        # formgrader lee nbgrader_config.py de la carpeta donde corre el servidor
+        configuracion = carpeta / "course" / "nbgrader_config.py"
+        if not configuracion.is_file():
+            raise FileNotFoundError(
+                f"La interfaz del instructor necesita la configuración de nbgrader del curso: no existe {configuracion}."
+            )
+        directorio = configuracion.parent
     comando = [
         sys.executable,
         "-m",
@@ -47,6 +59,7 @@ def ejecutar(args) -> Resultado:
         f"--ServerApp.ip={args.ip}",
         f"--ServerApp.port={args.puerto}",
         "--ServerApp.port_retries=0",
+        *argumentos_de_interfaz(args.profesor),
     ]
     if args.sin_navegador:
         comando.append("--no-browser")
@@ -67,8 +80,35 @@ def ejecutar(args) -> Resultado:
     if terminal:
         comando.append(f"--ServerApp.terminado_settings=shell_command={json.dumps(terminal)}")
     # cwd: la terminal que se abre desde el lanzador empieza en la carpeta del servidor, no en root_dir
-    codigo = subprocess.call(comando, env=entorno_de_jupyter(carpeta), cwd=carpeta)
+    codigo = subprocess.call(comando, env=entorno_de_jupyter(carpeta), cwd=directorio)
     return Resultado(datos={"codigo": codigo}, texto="JupyterLab se cerró.", codigo=codigo)
+
+
+#: Extensiones de servidor de nbgrader: la de estudiante no las carga (ni avisa que le falta su configuración).
+EXTENSIONES_NBGRADER = (
+    "nbgrader.server_extensions.formgrader",
+    "nbgrader.server_extensions.validate_assignment",
+    "nbgrader.server_extensions.assignment_list",
+    "nbgrader.server_extensions.course_list",
+)
+
+
+def argumentos_de_interfaz(profesor: bool = False) -> list[str]:
+    """Opciones de JupyterLab para la interfaz de estudiante (por defecto) o la del instructor.
+
+    Las dos usan los ajustes de ``tutor_lib/datos/jupyter/<interfaz>/`` (sin noticias ni búsqueda de
+    versiones) y un gestor de extensiones de solo lectura: nada sale a internet. La de estudiante
+    desactiva además nbgrader, en la página (``page_config.json``) y en el servidor.
+    """
+    ajustes = Path(__file__).resolve().parents[1] / "datos" / "jupyter" / ("profesor" if profesor else "estudiante")
+    argumentos = [
+        f"--LabApp.app_settings_dir={ajustes}",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.extension_manager=readonly",
+    ]
+    if not profesor:
+        argumentos += [f"--ServerApp.jpserver_extensions={nombre}=False" for nombre in EXTENSIONES_NBGRADER]
+    return argumentos
 
 
 def entorno_de_jupyter(carpeta: Path, base: dict | None = None) -> dict:
