@@ -111,16 +111,23 @@ def argumentos_de_interfaz(profesor: bool = False) -> list[str]:
     return argumentos
 
 
+def carpeta_de_binarios() -> Path:
+    """La carpeta ``bin/`` del entorno del curso, donde pip instaló ``tutor``.
+
+    No se resuelven enlaces simbólicos: en un venv, ``.venv/bin/python`` apunta al Python del
+    sistema, y la carpeta que interesa es ``.venv/bin``.
+    """
+    return Path(sys.executable).parent
+
+
 def entorno_de_jupyter(carpeta: Path, base: dict | None = None) -> dict:
     """Variables de entorno de JupyterLab: las actuales, con el entorno del curso primero en el PATH.
 
     Así la terminal de JupyterLab (que hereda este PATH) encuentra ``tutor`` y el Python del curso
-    aunque nadie haya activado el entorno virtual (``make curso`` no lo activa). No se resuelven
-    enlaces simbólicos: en un venv, ``.venv/bin/python`` apunta al Python del sistema, y la carpeta
-    que interesa es ``.venv/bin``, donde pip instaló ``tutor``.
+    aunque nadie haya activado el entorno virtual (``make curso`` no lo activa).
     """
     base = dict(os.environ if base is None else base)
-    binarios = str(Path(sys.executable).parent)
+    binarios = str(carpeta_de_binarios())
     resto = [p for p in base.get("PATH", "").split(os.pathsep) if p and p != binarios]
     return {**base, "PATH": os.pathsep.join([binarios, *resto]), "TUTOR_RAIZ": str(carpeta)}
 
@@ -144,5 +151,5 @@ def orden_de_la_terminal() -> list[str] | None:
         shell = shutil.which("bash") or shutil.which("sh") or ""
     if not shell:
         return None
-    binarios = shlex.quote(str(Path(sys.executable).parent))
+    binarios = shlex.quote(str(carpeta_de_binarios()))
     return [shell, "-l", "-c", f'PATH={binarios}:"$PATH"; export PATH; exec {shlex.quote(shell)} -i']
