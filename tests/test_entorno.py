@@ -94,6 +94,35 @@ def test_preparar_muestra_modo_rapido(capsys):
     assert e.modo == "rapido" and "Modo: rapido" in salida and e.dispositivo == "cpu"
 
 
+def test_modo_rapido_no_deja_que_bitsandbytes_vaya_al_hub(tmp_path):
+    """Con red (aquí, bloqueada y anotada) y sin HF_HUB_OFFLINE: tras preparar() en modo rápido,
+    importar el Trainer no intenta ninguna conexión ni imprime avisos en inglés de kernels.
+
+    En CPUs con AVX512-BF16, bitsandbytes pide al importarse un kernel del Hub (paquete
+    «kernels»); en las demás CPUs no lo pide y esta prueba comprueba solo los avisos.
+    """
+    registro = tmp_path / "red.log"
+    codigo = (
+        "import pathlib, sys\n"
+        "from tutor_lib import entorno\n"
+        "e = entorno.preparar(mostrar=False)\n"
+        f"r = pathlib.Path({str(registro)!r})\n"
+        "antes = r.read_text().splitlines() if r.exists() else []\n"
+        "from transformers import Trainer\n"
+        "despues = r.read_text().splitlines() if r.exists() else []\n"
+        "print(e.modo, len(antes), despues[len(antes):])\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+    env.update(TUTOR_REGISTRO_RED=str(registro), TUTOR_MODO="rapido")
+    proc = subprocess.run([sys.executable, "-c", codigo], capture_output=True, text=True, timeout=180, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    modo, antes, nuevos = proc.stdout.split(" ", 2)
+    assert modo == "rapido" and int(antes) >= 1, proc.stdout  # la única conexión: la comprobación de preparar()
+    assert nuevos.strip() == "[]", f"importar el Trainer intentó salir a la red: {nuevos}"
+    for ruido in ("kernels-community", "Skipping publisher", "gemm_4bit"):
+        assert ruido not in proc.stderr, proc.stderr[-2000:]
+
+
 def _tutor(*args, env=None, sin_red=False):
     comando = [sys.executable, "-m", "tutor_lib", *args]
     if sin_red:

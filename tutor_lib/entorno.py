@@ -226,9 +226,12 @@ def preparar(semilla: int = 42, mostrar: bool = True) -> Entorno:
     """Primera celda de cada lección: detecta el entorno, elige el modo y fija semillas."""
     import logging
 
-    # bitsandbytes avisa en cada import que en CPU no encontró el paquete opcional «kernels»
-    # (kernels más rápidos para 4 bits). No afecta a las lecciones: se silencia ese aviso.
+    # En CPUs con AVX512-BF16, bitsandbytes (que transformers importa con peft al cargar el
+    # Trainer) intenta traer del Hub un kernel de 4 bits con el paquete «kernels», y avisa en
+    # inglés si no puede. Sin ese kernel, bitsandbytes usa el código que ya trae (lección 11):
+    # se silencian esos dos avisos, y en modo rápido no sale a buscarlo (ver sin_hub).
     logging.getLogger("bitsandbytes").setLevel(logging.ERROR)
+    logging.getLogger("kernels").setLevel(logging.ERROR)
     gpu = info_gpu()
     hub = hub_accesible()
     entorno = Entorno(
@@ -238,9 +241,25 @@ def preparar(semilla: int = 42, mostrar: bool = True) -> Entorno:
         hub=hub,
         semilla=fijar_semilla(semilla),
     )
+    if entorno.modo == "rapido":
+        sin_hub()
     if mostrar:
         print(entorno)
     return entorno
+
+
+def sin_hub() -> None:
+    """Modo rápido: nada de este proceso sale al Hub de Hugging Face (``HF_HUB_OFFLINE=1``).
+
+    El modo rápido usa solo lo que trae el curso; sin esto, una biblioteca podría ir al Hub por
+    su cuenta aunque haya red (bitsandbytes, al importarse, busca ahí un kernel de 4 bits).
+    ``huggingface_hub`` lee la variable al importarse: si ya está importado, se ajusta también
+    su constante, que es la que consultan transformers y kernels en cada llamada.
+    """
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    constantes = sys.modules.get("huggingface_hub.constants")
+    if constantes is not None:
+        constantes.HF_HUB_OFFLINE = True
 
 
 # --------------------------------------------------------------------------
