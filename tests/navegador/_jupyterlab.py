@@ -27,14 +27,18 @@ def _empezo(panel) -> bool:
 
 
 def ejecutar_todo(pagina, panel) -> None:
-    """Menú Run → Run All Cells, con clics como una persona (reintenta si JupyterLab aún no estaba listo)."""
+    """Menú Run → «Ejecutar todas las celdas», con clics como una persona (reintenta si JupyterLab aún no estaba listo).
+
+    El paquete de idioma español traduce el elemento del menú pero no el nombre del menú: se aceptan las dos
+    formas, por si quien corre las pruebas eligió el inglés.
+    """
     # el kernel debe estar conectado: la barra de estado dice «Python 3 (ipykernel) | Idle»
     pagina.locator(".jp-StatusBar-Widget", has_text=re.compile(r"\|\s*Idle")).first.wait_for(timeout=120_000)
     for _ in range(3):
         panel.locator(".jp-Cell .jp-InputPrompt").first.click()
-        pagina.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+        pagina.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^(Run|Ejecutar)$")).click()
         item = pagina.locator(".lm-Menu-item:not(.lm-mod-disabled)", has=pagina.locator(
-            ".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")))
+            ".lm-Menu-itemLabel", has_text=re.compile(r"^(Ejecutar todas las celdas|Run All Cells)$")))
         item.click()
         limite = time.monotonic() + 20
         while time.monotonic() < limite:

@@ -66,6 +66,11 @@ def test_configurador_bf16_en_t4_da_error(widget):
 
 
 def test_configurador_memoria_y_pasos(widget):
+    # ninguna etiqueta cortada con «…»: el texto entero cabe en su caja
+    cortadas = widget.locator(".widget-label").evaluate_all(
+        "etiquetas => etiquetas.filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)")
+    assert cortadas == [], f"etiquetas cortadas: {cortadas}"
+    assert widget.locator(".widget-label", has_text="Acumulación de gradientes").count() == 1
     mover_con_teclado(widget, "Lote por dispositivo", "ArrowRight")  # 16 → 32
     mover_con_teclado(widget, "Acumulación de gradientes", "ArrowRight", 2)  # 1 → 4
     elegir(widget, "Modelo", "Llama-3-8B (8 B)")

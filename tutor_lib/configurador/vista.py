@@ -14,6 +14,7 @@ from tutor_lib.configurador.constantes import NIVELES
 from tutor_lib.configurador.formato import _fmt
 from tutor_lib.configurador.tipos import Hallazgo, Revision
 from tutor_lib.configurador.validacion import _entero, _real
+from tutor_lib.formato import entero
 
 
 ICONOS = {"ok": "✅", "aviso": "⚠️", "error": "❌"}
@@ -63,7 +64,7 @@ def resumen_html(revision: Revision) -> str:
 
 
 def _ticks(maximo: float, n: int = 4) -> list[float]:
-    """Marcas redondas (1, 2, 2,5, 5 × 10^k) entre 0 y ``maximo``."""
+    """Marcas redondas (1, 2, 2.5 y 5 × 10^k) entre 0 y ``maximo``."""
     if maximo <= 0:
         return [0.0]
     bruto = maximo / n
@@ -73,7 +74,7 @@ def _ticks(maximo: float, n: int = 4) -> list[float]:
 
 
 def svg_schedule(lr: float, pasos_totales: int, pasos_warmup: int, tipo: str = "linear",
-                 ancho: int = 560, alto: int = 240) -> str:
+                 ancho: int = 600, alto: int = 280) -> str:
     """Gráfica SVG (texto) de la tasa de aprendizaje en cada paso, con el warmup sombreado.
 
     Los valores salen de :func:`tutor_lib.warmup.tasas_de_aprendizaje` (el
@@ -91,7 +92,7 @@ def svg_schedule(lr: float, pasos_totales: int, pasos_warmup: int, tipo: str = "
     puntos = min(total, PUNTOS_GRAFICA)
     warmup_reducido = pasos_warmup if puntos == total else round(pasos_warmup * puntos / total)
     tasas = _warmup.tasas_de_aprendizaje(lr, puntos, min(warmup_reducido, puntos), tipo)
-    izq, der, arr, aba = 62, 12, 26, 40
+    izq, der, arr, aba = 80, 16, 32, 50
     w, h = ancho - izq - der, alto - arr - aba
     xmax = max(total - 1, 1)
     escala = (total - 1) / max(puntos - 1, 1)
@@ -102,7 +103,7 @@ def svg_schedule(lr: float, pasos_totales: int, pasos_warmup: int, tipo: str = "
     partes = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{ancho}" height="{alto}" role="img" '
         f'class="tutor-schedule" data-pasos="{total}" data-warmup="{pasos_warmup}" '
-        f'style="font-family:sans-serif;font-size:11px">',
+        f'style="font-family:sans-serif;font-size:14px">',  # como las gráficas de matplotlib de las lecciones
         f"<title>Tasa de aprendizaje por paso ({html.escape(tipo)})</title>",
     ]
     if pasos_warmup > 0:
@@ -110,17 +111,18 @@ def svg_schedule(lr: float, pasos_totales: int, pasos_warmup: int, tipo: str = "
         partes.append(f'<rect x="{izq}" y="{arr}" width="{fin - izq:.1f}" height="{h}" fill="#e0e0e0"/>')
     for valor in _ticks(xmax):
         partes.append(f'<line x1="{x(valor):.1f}" y1="{arr}" x2="{x(valor):.1f}" y2="{arr + h}" stroke="#eee"/>')
-        partes.append(f'<text x="{x(valor):.1f}" y="{arr + h + 14}" text-anchor="middle">{valor:g}</text>')
+        marca = entero(valor) if float(valor).is_integer() else f"{valor:g}"
+        partes.append(f'<text x="{x(valor):.1f}" y="{arr + h + 18}" text-anchor="middle">{marca}</text>')
     for valor in _ticks(lr):
         partes.append(f'<line x1="{izq}" y1="{y(valor):.1f}" x2="{izq + w}" y2="{y(valor):.1f}" stroke="#eee"/>')
         partes.append(f'<text x="{izq - 4}" y="{y(valor) + 4:.1f}" text-anchor="end">{_fmt(valor) if valor else 0}</text>')
     partes += [
         f'<rect x="{izq}" y="{arr}" width="{w}" height="{h}" fill="none" stroke="#888"/>',
         f'<polyline class="tutor-curva" fill="none" stroke="#0072B2" stroke-width="2" points="{trazo}"/>',
-        f'<text x="{izq + w / 2}" y="{alto - 6}" text-anchor="middle">Paso de optimización</text>',
-        f'<text transform="translate(12,{arr + h / 2}) rotate(-90)" text-anchor="middle">Tasa de aprendizaje</text>',
-        f'<text x="{izq + w / 2}" y="16" text-anchor="middle" font-weight="bold">'
-        f"{html.escape(tipo)}: lr máx. {_fmt(lr)}, warmup {pasos_warmup} de {total} pasos</text>",
+        f'<text x="{izq + w / 2}" y="{alto - 8}" text-anchor="middle">Paso de optimización</text>',
+        f'<text transform="translate(16,{arr + h / 2}) rotate(-90)" text-anchor="middle">Tasa de aprendizaje</text>',
+        f'<text x="{izq + w / 2}" y="20" text-anchor="middle" font-weight="bold" font-size="15px">'
+        f"{html.escape(tipo)}: lr máx. {_fmt(lr)}, warmup {entero(pasos_warmup)} de {entero(total)} pasos</text>",
         "</svg>",
     ]
     return "".join(partes)

@@ -74,8 +74,9 @@ def widget_configurador(
     modelo = _opcion("modelo", modelo, MODELOS)
     if gpu not in (*gpus, "cpu"):
         gpu = _gpu(gpu)
-    estilo = {"description_width": "150px"}
-    ancho = widgets.Layout(width="430px")
+    # 190 px: caben enteras «Ejemplos de entrenamiento», «Acumulación de gradientes» y «Gradient checkpointing»
+    estilo = {"description_width": "190px"}
+    ancho = widgets.Layout(width="460px")
     comun = dict(style=estilo, layout=ancho)
     deslizador = dict(continuous_update=False, **comun)
     controles = {
@@ -116,7 +117,7 @@ def widget_configurador(
     }
     salida_resumen = widgets.HTML()
     barra_memoria = widgets.FloatProgress(value=0.0, min=0.0, max=1.0, description="Memoria", style=estilo,
-                                          layout=widgets.Layout(width="430px"))
+                                          layout=widgets.Layout(width="460px"))
     texto_memoria = widgets.HTML()
     salida_hallazgos = widgets.HTML()
     grafica = widgets.HTML()
