@@ -54,10 +54,18 @@ def _fila(nombre: str, argumentos: list[str], corridas: int, nota: str) -> tuple
 
 def medir() -> list[tuple[str, str, str]]:
     """Filas (nombre, valor, nota) con el tiempo de cada subcomando medido en esta máquina."""
+    import tempfile
+
+    from tutor_lib import trabajo
+
     casos = list(_CASOS)
     if CURVA.is_file():
         casos.insert(4, ("tutor diagnosticar", ["diagnosticar", str(CURVA)], 3, f"{CURVA.name}; importa numpy"))
-    return [_fila(*caso) for caso in casos]
+    with tempfile.TemporaryDirectory(prefix="bench_trabajo_") as carpeta:
+        trabajo.sincronizar(RAIZ, Path(carpeta))  # una carpeta de trabajo como la primera vez de un estudiante
+        casos.append(("tutor actualizar", ["actualizar", "03", "ej04", "--trabajo", carpeta], 3,
+                      "dos notebooks del curso a una carpeta de trabajo"))
+        return [_fila(*caso) for caso in casos]
 
 
 if __name__ == "__main__":

@@ -52,6 +52,11 @@ def test_make_curso_servidor_sirve_las_lecciones():
         with urllib.request.urlopen(f"{base}/api/contents/lessons?token={token}", timeout=5) as r:
             nombres = {c["name"] for c in json.load(r)["content"]}
         assert "00_bienvenida.ipynb" in nombres
+        # lo servido es la carpeta de trabajo (ignorada por git), no el repositorio
+        with urllib.request.urlopen(f"{base}/api/contents?token={token}", timeout=5) as r:
+            raiz_servida = {c["name"] for c in json.load(r)["content"]}
+        assert {"lessons", "exercises"} <= raiz_servida and "solutions" not in raiz_servida, raiz_servida
+        assert (RAIZ / "trabajo" / "lessons" / "00_bienvenida.ipynb").is_file()
         with urllib.request.urlopen(f"{base}/lab?token={token}", timeout=10) as r:
             assert r.status == 200 and b"JupyterLab" in r.read()
         # sin token, la API no deja entrar
@@ -70,6 +75,7 @@ def test_make_curso_servidor_sirve_las_lecciones():
     salida = proceso.stdout.read().decode()
     assert f"El curso se sirve en http://localhost:{puerto}/lab?token={token}" in salida, salida[-2000:]
     assert "Ctrl+C" in salida
+    assert f"Tu carpeta de trabajo: {RAIZ / 'trabajo'}" in salida, salida[-2000:]
 
 
 def test_la_terminal_de_jupyterlab_encuentra_tutor_sin_activar_el_entorno():

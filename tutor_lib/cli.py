@@ -28,6 +28,7 @@ from tutor_lib.comandos.analizador import Analizador
 SUBCOMANDOS = (
     "doctor",
     "curso",
+    "actualizar",
     "warmup",
     "configurar",
     "vram",

@@ -2,11 +2,12 @@
 
 Cómo funciona (todo en loopback, sin red):
 
-* ``servidor_jupyter`` (sesión) copia las lecciones que se prueban y unos
-  notebooks mínimos a una carpeta temporal y arranca JupyterLab con el mismo
-  mecanismo que usa el curso (``python -m tutor_lib curso --sin-navegador``),
-  con ``--carpeta`` apuntando a esa copia: el autoguardado de JupyterLab nunca
-  escribe en el repositorio. Puerto libre y token aleatorio; al final apaga los
+* ``servidor_jupyter`` (sesión) arranca JupyterLab como ``make curso-servidor``
+  (``python -m tutor_lib curso --sin-navegador``), con ``--trabajo`` en una carpeta
+  temporal: ``tutor curso`` copia ahí las lecciones y los ejercicios, como la
+  primera vez de un estudiante, y el autoguardado de JupyterLab nunca escribe en
+  el repositorio. Antes, la prueba deja en esa carpeta unos notebooks mínimos y
+  el ejercicio resuelto (el trabajo del estudiante, que la copia no pisa). Puerto libre y token aleatorio; al final apaga los
   kernels por la API y termina el grupo de procesos del servidor.
 * El servidor hereda el entorno que fija ``tests/conftest.py`` (modo rápido,
   Hub desconectado, ``tests/red`` en PYTHONPATH): sus kernels quedan sin red y
@@ -51,8 +52,6 @@ ARGUMENTOS_CHROMIUM = [
     "--disable-sync",
     "--disable-quic",
 ]
-#: Lecciones que se copian a la carpeta temporal del servidor.
-LECCIONES = ("00_bienvenida.ipynb", "04_warmup_y_regularizacion.ipynb")
 #: Segundos máximos para que arranque JupyterLab (CPU de 2 núcleos compartida).
 ESPERA_SERVIDOR = 180
 
@@ -195,36 +194,32 @@ class ServidorJupyter:
         return f"{self.url}/lab/tree/{cuaderno}?token={self.token}&reset"
 
 
-def _config_sin_llamadas_externas(base: Path) -> dict:
-    """Carpetas de Jupyter propias (nada en $HOME) y JupyterLab sin noticias ni comprobación de versiones."""
-    config = base / "config"
-    ajustes = base / "ajustes_lab"
-    (ajustes / "@jupyterlab" / "apputils-extension").mkdir(parents=True)
-    (ajustes / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").write_text(
-        json.dumps({"fetchNews": "false", "checkForUpdates": False})
-    )
-    config.mkdir()
-    (config / "jupyter_server_config.py").write_text(
-        "c.LabApp.news_url = None\n"
-        "c.LabApp.check_for_updates_class = 'jupyterlab.NeverCheckForUpdate'\n"
-        "c.LabApp.extension_manager = 'readonly'\n"
-    )
+def _carpetas_de_jupyter(base: Path) -> dict:
+    """Carpetas de Jupyter propias y vacías (nada de $HOME): lo demás lo pone ``tutor curso``.
+
+    Sin noticias, sin buscar versiones, gestor de extensiones de solo lectura y en español: lo
+    deciden los ajustes del curso (``tutor_lib/datos/jupyter/``), no la prueba, así que la prueba
+    comprueba los del curso.
+    """
     return {
-        "JUPYTER_CONFIG_DIR": str(config),
+        "JUPYTER_CONFIG_DIR": str(base / "config"),
         "JUPYTER_RUNTIME_DIR": str(base / "runtime"),
-        "JUPYTERLAB_SETTINGS_DIR": str(ajustes),
+        "JUPYTERLAB_SETTINGS_DIR": str(base / "ajustes_lab"),
         "JUPYTERLAB_WORKSPACES_DIR": str(base / "espacios"),
         "IPYTHONDIR": str(base / "ipython"),
     }
 
 
 @contextlib.contextmanager
-def _servidor(base: Path, carpeta: Path, argumentos: tuple[str, ...] = ()):
-    """Arranca ``tutor curso --sin-navegador`` sobre ``carpeta`` (puerto libre, token nuevo) y lo apaga al salir."""
+def _servidor(base: Path, carpeta: Path, argumentos: tuple[str, ...] = (), opcion: str = "--carpeta"):
+    """Arranca ``tutor curso --sin-navegador`` sobre ``carpeta`` (puerto libre, token nuevo) y lo apaga al salir.
+
+    ``opcion``: ``--carpeta`` (la sirve tal cual) o ``--trabajo`` (la carpeta de trabajo de un estudiante).
+    """
     puerto, token = _puerto_libre(), secrets.token_hex(16)
     entorno = {
         **os.environ,  # ya trae TUTOR_MODO=rapido, HF_HUB_OFFLINE=1 y tests/red en PYTHONPATH (tests/conftest.py)
-        **_config_sin_llamadas_externas(base),
+        **_carpetas_de_jupyter(base),
         # el kernel dibuja como en JupyterLab (inline), no con el Agg de las pruebas
         "MPLBACKEND": "module://matplotlib_inline.backend_inline",
         # como tras `make curso`, que no activa el entorno: su carpeta bin/ no está en el PATH
@@ -235,7 +230,7 @@ def _servidor(base: Path, carpeta: Path, argumentos: tuple[str, ...] = ()):
     registro = (base / "jupyterlab.log").open("wb")
     proceso = subprocess.Popen(
         [sys.executable, "-m", "tutor_lib", "curso", "--sin-navegador", "--puerto", str(puerto),
-         "--token", token, "--carpeta", str(carpeta), *argumentos],
+         "--token", token, opcion, str(carpeta), *argumentos],
         cwd=RAIZ, env=entorno, stdout=registro, stderr=subprocess.STDOUT, start_new_session=True,
     )
     servidor = ServidorJupyter(f"http://127.0.0.1:{puerto}", token, carpeta, proceso, entorno)
@@ -273,16 +268,14 @@ def _servidor(base: Path, carpeta: Path, argumentos: tuple[str, ...] = ()):
 
 @pytest.fixture(scope="session")
 def servidor_jupyter(tmp_path_factory):
-    """La interfaz de estudiante (la de ``make curso``) sobre una copia de las lecciones y un ejercicio resuelto."""
+    """La interfaz de estudiante (la de ``make curso``) en una carpeta de trabajo con un ejercicio resuelto."""
     base = tmp_path_factory.mktemp("jupyter_navegador")
-    carpeta = base / "curso"
-    (carpeta / "lessons").mkdir(parents=True)
-    for leccion in LECCIONES:
-        shutil.copy2(RAIZ / "lessons" / leccion, carpeta / "lessons" / leccion)
+    carpeta = base / "trabajo"
+    carpeta.mkdir()
     for nombre, celdas in CUADERNOS_MINIMOS.items():
         (carpeta / nombre).write_text(json.dumps(_cuaderno(celdas), ensure_ascii=False), encoding="utf-8")
     _ejercicio_resuelto(carpeta)
-    with _servidor(base, carpeta) as servidor:
+    with _servidor(base, carpeta, opcion="--trabajo") as servidor:
         yield servidor
 
 

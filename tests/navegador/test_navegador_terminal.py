@@ -1,10 +1,10 @@
 """La terminal de JupyterLab del curso: ``tutor corregir`` funciona como lo dicen los ejercicios.
 
 Cada ejercicio termina con «desde una terminal: ``tutor corregir exercises/<ej>/<ej>.ipynb``». La
-terminal de JupyterLab abre en la carpeta del curso y hereda el entorno del servidor, que aquí, como
+terminal de JupyterLab abre en la carpeta de trabajo y hereda el entorno del servidor, que aquí, como
 tras ``make curso``, no tiene el entorno virtual activado: solo ``tutor curso`` pone su carpeta
 ``bin/`` primero en el PATH. La prueba abre una terminal desde el lanzador, escribe la orden con el
-teclado y lee lo que imprimió (``tee`` lo copia a un archivo de la carpeta del curso).
+teclado y lee lo que imprimió (``tee`` lo copia a un archivo de la carpeta de trabajo).
 """
 
 from __future__ import annotations

@@ -1,4 +1,9 @@
-"""``tutor curso``: abre JupyterLab en la carpeta del curso."""
+"""``tutor curso``: abre JupyterLab en tu carpeta de trabajo (o, con ``--profesor``, en la del curso).
+
+Quien estudia no trabaja sobre los notebooks que sigue git: ``tutor curso`` crea (la primera vez) o
+completa ``trabajo/`` con copias de ``lessons/`` y ``exercises/`` y abre JupyterLab ahí
+(:mod:`tutor_lib.trabajo`). ``--carpeta`` sirve una carpeta tal cual, sin copias.
+"""
 
 from __future__ import annotations
 
@@ -13,8 +18,8 @@ from pathlib import Path
 from tutor_lib.comandos import Resultado
 
 NOMBRE = "curso"
-AYUDA = ("Abre JupyterLab con las lecciones del curso (o lo sirve sin navegador con --sin-navegador); "
-         "con --profesor, la interfaz de nbgrader del instructor.")
+AYUDA = ("Abre JupyterLab en tu carpeta de trabajo, con tus copias de las lecciones y los ejercicios "
+         "(o lo sirve sin navegador con --sin-navegador); con --profesor, la interfaz de nbgrader del instructor.")
 
 
 def raiz_del_curso() -> Path:
@@ -30,7 +35,10 @@ def configurar(parser) -> None:
     parser.add_argument("--ip", default="127.0.0.1", help="dirección donde escuchar (por defecto 127.0.0.1)")
     parser.add_argument("--puerto", type=int, default=8888, help="puerto (por defecto 8888)")
     parser.add_argument("--token", default=None, help="token de acceso (por defecto lo genera JupyterLab)")
-    parser.add_argument("--carpeta", default=None, help="carpeta del curso (por defecto, la del repositorio)")
+    parser.add_argument("--trabajo", default=None,
+                        help="tu carpeta de trabajo (por defecto, trabajo/ en la carpeta del curso, que git ignora)")
+    parser.add_argument("--carpeta", default=None,
+                        help="sirve esta carpeta tal cual, sin carpeta de trabajo (para preparar material o probar)")
     parser.add_argument("--profesor", action="store_true",
                         help="interfaz del instructor: menú Nbgrader y formgrader con course/nbgrader_config.py")
 
@@ -38,10 +46,22 @@ def configurar(parser) -> None:
 def ejecutar(args) -> Resultado:
     if not 0 < args.puerto < 65536:
         raise ValueError(f"El puerto debe estar entre 1 y 65535; recibí {args.puerto}.")
+    if args.carpeta and args.trabajo:
+        raise ValueError("Usa --carpeta (servir una carpeta tal cual) o --trabajo (tu carpeta de trabajo), no los dos.")
+    if args.profesor and args.trabajo:
+        raise ValueError("La interfaz del instructor trabaja en la carpeta del curso: --trabajo es para estudiantes.")
     # absoluta: JupyterLab corre con cwd en la carpeta, y una ruta relativa se resolvería dos veces
-    carpeta = (Path(args.carpeta) if args.carpeta else raiz_del_curso()).resolve()
+    carpeta = (Path(args.carpeta).expanduser() if args.carpeta else raiz_del_curso()).resolve()
     if not carpeta.is_dir():
         raise FileNotFoundError(f"No existe la carpeta del curso: {carpeta}")
+    sincronizacion = None
+    if not args.profesor and not args.carpeta:
+        from tutor_lib import trabajo
+
+        destino = Path(args.trabajo).expanduser() if args.trabajo else carpeta / trabajo.CARPETA_POR_DEFECTO
+        sincronizacion = trabajo.sincronizar(carpeta, destino)
+        print(sincronizacion.texto(), flush=True)
+        carpeta = sincronizacion.carpeta
     directorio = carpeta  # donde corre JupyterLab: ahí abre la terminal del lanzador
     if args.profesor:
         # formgrader lee nbgrader_config.py de la carpeta donde corre el servidor
@@ -81,7 +101,9 @@ def ejecutar(args) -> Resultado:
         comando.append(f"--ServerApp.terminado_settings=shell_command={json.dumps(terminal)}")
     # cwd: la terminal que se abre desde el lanzador empieza en la carpeta del servidor, no en root_dir
     codigo = subprocess.call(comando, env=entorno_de_jupyter(carpeta), cwd=directorio)
-    return Resultado(datos={"codigo": codigo}, texto="JupyterLab se cerró.", codigo=codigo)
+    datos = {"codigo": codigo, "carpeta": str(carpeta),
+             "trabajo": None if sincronizacion is None else sincronizacion.como_dict()}
+    return Resultado(datos=datos, texto="JupyterLab se cerró.", codigo=codigo)
 
 
 #: Extensiones de servidor de nbgrader: la de estudiante no las carga (ni avisa que le falta su configuración).
