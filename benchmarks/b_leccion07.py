@@ -9,6 +9,8 @@ tests/lecciones/test_07.py usa estas mismas funciones.
 
 from __future__ import annotations
 
+from tutor_lib.formato import entero
+
 import warnings
 
 #: Los tamaños del modo rápido de la lección 07.
@@ -63,7 +65,7 @@ def medir_estado_clasificador(dtype=None, lote: int = LOTE, secuencia: int = SEC
 
 
 def _puntos(n: int) -> str:
-    return f"{n:,}".replace(",", ".")
+    return entero(n)
 
 
 def medir() -> list[tuple[str, str, str]]:

@@ -10,6 +10,8 @@ No lee el notebook: las cifras se miden en el momento. tests/lecciones/test_10.p
 
 from __future__ import annotations
 
+from tutor_lib.formato import entero
+
 import time
 import warnings
 
@@ -100,7 +102,7 @@ def entrenar_y_medir(metodo: str, modo: str = "rapido", semilla: int = 42) -> di
 
 
 def _puntos(n: int) -> str:
-    return f"{n:,}".replace(",", ".")
+    return entero(n)
 
 
 def medir() -> list[tuple[str, str, str]]:

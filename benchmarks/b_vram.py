@@ -7,6 +7,8 @@ guarda en un forward (``medir_activaciones``).
 
 from __future__ import annotations
 
+from tutor_lib.formato import entero
+
 import warnings
 
 
@@ -76,14 +78,14 @@ def medir() -> list[tuple[str, str, str]]:
         estimado = vram.estimar_memoria(config, metodo, precision, r=8 if modulos else None, modulos=modulos).estatica_bytes
         filas.append((
             f"estado estático: {nombre}",
-            f"{estimado:,} B estimados / {medido:,} B medidos".replace(",", "."),
+            f"{entero(estimado)} B estimados / {entero(medido)} B medidos",
             f"error {_error(estimado, medido)} (AdamW, tras un paso real)",
         ))
 
     for nombre, config, dtype, b, familia, etiquetas in (
         ("Llama diminuto fp32 (sdpa)", llama, torch.float32, 4, "llama", None),
         ("Llama diminuto bf16 (sdpa)", llama, torch.bfloat16, 2, "llama", None),
-        ("BERT diminuto fp32 (dropout 0,1; en CPU sdpa cae al camino «math»)", bert, torch.float32, 4, "bert", 2),
+        ("BERT diminuto fp32 (dropout 0.1; en CPU sdpa cae al camino «math»)", bert, torch.float32, 4, "bert", 2),
     ):
         medido = vram.medir_activaciones(_modelo(config, dtype), _entradas(config))
         estimado = vram.estimar_activaciones(
@@ -93,7 +95,7 @@ def medir() -> list[tuple[str, str, str]]:
         ).total_bytes
         filas.append((
             f"activaciones: {nombre}",
-            f"{estimado:,} B estimados / {medido:,} B medidos".replace(",", "."),
+            f"{entero(estimado)} B estimados / {entero(medido)} B medidos",
             f"error {_error(estimado, medido)}; lote 2 × secuencia 128 (en bf16 la estimación suma la copia fp32 "
             "transitoria de los logits)",
         ))

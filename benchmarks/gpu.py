@@ -21,6 +21,8 @@ mismo código de pasos en la CPU con modelos diminutos.
 
 from __future__ import annotations
 
+from tutor_lib.formato import entero
+
 import gc
 import os
 import sys
@@ -214,7 +216,7 @@ def comprobar_sin_gpu() -> list[str]:
     lineas = []
     for nombre in recursos.configs_incluidos():
         modelo = recursos.construir_en_meta(nombre)
-        lineas.append(f"config {nombre}: {sum(p.numel() for p in modelo.parameters()):,} parámetros en «meta»"
+        lineas.append(f"config {nombre}: {entero(sum(p.numel() for p in modelo.parameters()))} parámetros en «meta»"
                       .replace(",", " "))
     for leccion in pl.LECCIONES:
         p = pl.presupuesto_leccion(leccion)

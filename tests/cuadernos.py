@@ -6,8 +6,10 @@ líneas), el tipo de excepción y su mensaje, para arreglarlo sin abrir Jupyter.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
+import subprocess
 import time
 from pathlib import Path
 
@@ -35,6 +37,22 @@ def _celda_con_error(nb) -> tuple[int, dict] | None:
 
 
 _YA_EJECUTADOS: dict[tuple, tuple] = {}
+#: Lo que cada ejecución cambió en los archivos que git ve (ruta → líneas de ``git status``).
+CAMBIOS_EN_GIT: dict[Path, list[str]] = {}
+_RAIZ = Path(__file__).resolve().parents[1]
+
+
+def _estado_git() -> dict[str, str] | None:
+    """Cada archivo que git ve cambiado o nuevo (no ignorado), con el hash de su contenido; None sin git."""
+    if not (_RAIZ / ".git").exists():
+        return None
+    salida = subprocess.run(["git", "status", "--porcelain=v1", "-z", "--untracked-files=all"], cwd=_RAIZ,
+                            capture_output=True, text=True, check=True).stdout
+    estado = {}
+    for entrada in filter(None, salida.split("\0")):
+        ruta = _RAIZ / entrada[3:]
+        estado[entrada] = hashlib.sha256(ruta.read_bytes()).hexdigest() if ruta.is_file() else ""
+    return estado
 
 
 def ejecutar_cuaderno(ruta: str | os.PathLike, timeout_celda: int = 600, entorno_extra: dict | None = None):
@@ -66,6 +84,7 @@ def _ejecutar(ruta: Path, timeout_celda: int, entorno_extra: dict | None):
         resources={"metadata": {"path": str(ruta.parent)}},
         allow_errors=False,
     )
+    antes = _estado_git()
     inicio = time.perf_counter()
     try:
         cliente.execute()
@@ -87,7 +106,11 @@ def _ejecutar(ruta: Path, timeout_celda: int, entorno_extra: dict | None):
     finally:
         os.environ.clear()
         os.environ.update(env_anterior)
-    return nb, time.perf_counter() - inicio
+    segundos = time.perf_counter() - inicio
+    despues = _estado_git()
+    if antes is not None:
+        CAMBIOS_EN_GIT[ruta] = sorted(k for k in set(antes) | set(despues) if antes.get(k) != despues.get(k))
+    return nb, segundos
 
 
 def textos_de_salida(nb) -> str:
@@ -103,8 +126,33 @@ def textos_de_salida(nb) -> str:
     return _ANSI.sub("", "\n".join(partes))
 
 
+#: Un entero como lo escribe ``tutor_lib.formato.entero``: «2048», «66 955 010».
+ENTERO = r"\d+(?: \d{3})*"
+
+
+def a_entero(texto: str) -> int:
+    """«66 955 010» → 66955010."""
+    return int(texto.replace(" ", ""))
+
+
+def textos_para_leer(nb) -> str:
+    """Lo que la lección le muestra a quien la estudia: la salida estándar y lo que muestran las celdas.
+
+    Sin stderr (barras de progreso y avisos de las bibliotecas, que se revisan aparte) ni HTML.
+    """
+    partes = []
+    for cell in nb.cells:
+        for salida in cell.get("outputs", []):
+            if salida.get("output_type") == "stream" and salida.get("name") == "stdout":
+                partes.append(salida["text"])
+            for tipo in ("text/plain", "text/markdown"):
+                if tipo in salida.get("data", {}):
+                    partes.append(salida["data"][tipo])
+    return _ANSI.sub("", "\n".join(partes))
+
+
 def porcentaje_en_salidas(patron: str, texto: str) -> float:
     """El porcentaje impreso tras ``patron`` (una expresión regular) en ``texto``, como fracción."""
-    encontrado = re.search(patron + r"\s*([\d.]+)%", texto)
+    encontrado = re.search(patron + r"\s*([\d.]+) %", texto)
     assert encontrado, f"no encontré «{patron}» en las salidas"
     return float(encontrado.group(1)) / 100

@@ -325,7 +325,7 @@ def test_regla_memoria_cabe_y_va_justo():
     from tutor_lib import vram
 
     total = revisar().memoria.total_bytes
-    # memoria total para que la utilizable (− contexto de CUDA − 5 % de fragmentación) sea total / 0,95
+    # memoria total para que la utilizable (− contexto de CUDA − 5 % de fragmentación) sea total / 0.95
     justa = InfoGPU("GPU de prueba", int(total / 0.95 / (1 - vram.FRACCION_FRAGMENTACION)) + vram.CONTEXTO_CUDA_BYTES, (8, 0))
     r = revisar(gpu=justa, precision="fp16")
     assert r.nivel_de("memoria") == "aviso" and r.cabe is True
@@ -798,7 +798,7 @@ def test_cli_texto_y_errores():
 
 
 def test_warmup_de_diez_por_ciento_no_avisa_por_el_redondeo():
-    """345 pasos con warmup_steps=0.1 → 35 pasos (10,14 %) por el techo del Trainer: lo pedido es 10 %."""
+    """345 pasos con warmup_steps=0.1 → 35 pasos (10.14 %) por el techo del Trainer: lo pedido es 10 %."""
     from tutor_lib.configurador import revisar_configuracion
 
     revision = revisar_configuracion(

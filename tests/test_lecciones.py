@@ -9,7 +9,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from cuadernos import ejecutar_cuaderno, textos_de_salida
+import cuadernos
+from cuadernos import ejecutar_cuaderno, textos_de_salida, textos_para_leer
 
 RAIZ = Path(__file__).resolve().parents[1]
 LECCIONES = sorted((RAIZ / "lessons").glob("[0-9][0-9]_*.ipynb"))
@@ -17,6 +18,25 @@ TIEMPOS = Path(os.environ.get("TMPDIR", "/tmp")) / "tutor_tiempos_lecciones.json
 #: Segundos que puede tardar cada lección en modo rápido en una CPU de 2 núcleos (300 si no figura).
 #: La 03 ajusta multilingual-e5-small tres épocas sobre las 924 reseñas: unos 4 minutos.
 LIMITES = {"03_trainer": 420, "06_trainer_avanzado": 600, "08_evaluacion_y_metricas": 600}
+
+
+#: Lo que las bibliotecas imprimen en inglés y el curso silencia (tutor_lib.entorno.preparar y recursos).
+RUIDO_EN_INGLES = (
+    "LOAD REPORT", "newly initialized", "Loading weights", "Writing model shards", "Generating train split",
+    "Generating validation split", "Skipping publisher", "gemm_4bit", "kernels-community",
+)
+#: La lección 0 muestra una vez el informe de carga de transformers y lo explica en español.
+RUIDO_EXPLICADO = {"00_bienvenida": ("LOAD REPORT", "newly initialized")}
+
+
+def _todo_lo_impreso(nb) -> str:
+    """stdout, stderr y lo que muestran las celdas: donde puede aparecer el ruido de las bibliotecas."""
+    partes = [textos_de_salida(nb)]
+    for cell in nb.cells:
+        for salida in cell.get("outputs", []):
+            if salida.get("output_type") == "stream" and salida.get("name") == "stderr":
+                partes.append(salida["text"])
+    return "\n".join(partes)
 
 
 def test_hay_lecciones():
@@ -36,6 +56,40 @@ def test_leccion_corre_en_modo_rapido(ruta):
     limite = LIMITES.get(ruta.stem, 300)
     assert segundos < limite, f"{ruta.name} tardó {segundos:.0f} s en modo rápido (límite: {limite} s)"
 
+    # una sola manera de escribir las cifras (course/GLOSARIO.md) en todo lo que la lección muestra
+    from tutor_lib.formato import infracciones
+
+    mal_escritas = infracciones(textos_para_leer(nb))
+    assert not mal_escritas, f"{ruta.name} escribe cifras fuera del formato del curso:\n" + "\n".join(mal_escritas)
+
+    # sin el ruido en inglés de las bibliotecas (salvo donde la lección lo explica)
+    impreso = _todo_lo_impreso(nb)
+    ruido = [r for r in RUIDO_EN_INGLES if r in impreso and r not in RUIDO_EXPLICADO.get(ruta.stem, ())]
+    assert not ruido, f"{ruta.name} muestra ruido en inglés de las bibliotecas: {ruido}"
+
+    # correr la lección no toca nada que git vea (el estudiante trabaja sobre copias; las salidas van a carpetas
+    # ignoradas)
+    if (RAIZ / ".git").exists():
+        cambios = cuadernos.CAMBIOS_EN_GIT[ruta.resolve()]
+        assert not cambios, f"correr {ruta.name} cambió archivos que git ve: {cambios}"
+
+
+@pytest.mark.skipif(not (RAIZ / ".git").exists(), reason="sin repositorio git no hay archivos que vigilar")
+def test_la_vigilancia_de_git_detecta_un_cuaderno_que_escribe_en_el_repositorio():
+    """La comprobación de arriba no es de adorno: un cuaderno que escribe junto a las lecciones se detecta."""
+    cuaderno = RAIZ / "lessons" / "_prueba_vigilancia_git.ipynb"
+    escrito = RAIZ / "lessons" / "_prueba_vigilancia_git.txt"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        f"open({str(escrito)!r}, 'w').write('una salida que debía ir a una carpeta ignorada')")])
+    try:
+        nbformat.write(nb, cuaderno)
+        ejecutar_cuaderno(cuaderno)
+        cambios = cuadernos.CAMBIOS_EN_GIT[cuaderno.resolve()]
+        assert cambios == [f"?? lessons/{escrito.name}"], cambios
+    finally:
+        cuaderno.unlink(missing_ok=True)
+        escrito.unlink(missing_ok=True)
+
 
 def test_bienvenida_muestra_cifras_calculadas():
     nb, _ = ejecutar_cuaderno(RAIZ / "lessons" / "00_bienvenida.ipynb")
@@ -43,8 +97,12 @@ def test_bienvenida_muestra_cifras_calculadas():
     from tutor_lib import recursos
 
     _, modelo = recursos.cargar_clasificador(num_labels=2, modo="rapido")
-    assert f"{recursos.contar_parametros(modelo):,} parámetros" in texto
+    from tutor_lib.formato import entero
+
+    assert f"{entero(recursos.contar_parametros(modelo))} parámetros" in texto
     assert "positivas:" in texto and "negativas:" in texto
+    # la prosa explica «el informe de carga que ves arriba»: aquí, y solo aquí, se ve
+    assert "LOAD REPORT" in _todo_lo_impreso(nb) and "Loading weights" not in _todo_lo_impreso(nb)
     from tutor_lib import calificador
 
     ejercicios = calificador.resumen_asignaciones()

@@ -295,7 +295,7 @@ def test_cli_texto_all_linear_en_proceso(tmp_path, capsys):
     ruta.write_text(json.dumps(LLAMA3_8B), encoding="utf-8")
     assert main(["lora", "--config", str(ruta), "--r", "16", "--modulos", "all-linear"]) == 0
     salida = capsys.readouterr().out
-    assert "41,943,040" in salida and "Parámetros entrenables" in salida
+    assert "41 943 040" in salida and "Parámetros entrenables" in salida
 
 
 @pytest.mark.parametrize(

@@ -84,7 +84,7 @@ def test_las_fases_en_fp32_usan_el_pico_de_fp32():
     fp32, mixta = pl.presupuesto_leccion("01").filas
     assert fp32.fase.precision == "fp32" and mixta.fase.precision_efectiva == "mixta" == pl.precision_t4()
     por_paso_fp32 = fp32.segundos / (fp32.fase.pasos * fp32.fase.repeticiones)
-    assert por_paso_fp32 > 5 * mixta.segundos / mixta.fase.pasos  # 65 / 8,1 TFLOPS, menos la evaluación
+    assert por_paso_fp32 > 5 * mixta.segundos / mixta.fase.pasos  # 65 / 8.1 TFLOPS, menos la evaluación
 
 
 def test_los_datos_del_hub_se_leen_del_codigo_de_la_leccion():

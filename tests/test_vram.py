@@ -284,7 +284,7 @@ def test_bytes_nf4_formula():
     n = 64 * 256 * 10
     assert vram.bytes_nf4(n, False) == (n // 2, 4 * n // 64 + 64)
     assert vram.bytes_nf4(n, True) == (n // 2, n // 64 + 4 * 10 + 1024 + 4 + 64)
-    # por parámetro: 0,5 bits sin doble cuantización, ≈0,127 bits con ella (sin tablas fijas)
+    # por parámetro: 0.5 bits sin doble cuantización, ≈0.127 bits con ella (sin tablas fijas)
     grande = 64 * 256 * 10**4
     sin = (vram.bytes_nf4(grande, False)[1] - 64) * 8 / grande
     con = (vram.bytes_nf4(grande, True)[1] - 1092) * 8 / grande
@@ -411,7 +411,7 @@ def test_regla_de_16_bytes_por_parametro():
     e = vram.estimar_memoria(7e9, "completo", "mixta", "adamw")
     assert e.estatica_bytes == 112 * 10**9
     assert round(e.estatica_bytes / vram.GIB, 1) == 104.3
-    assert vram.formatear_bytes(e.estatica_bytes) == "104,3 GiB (112,0 GB)"
+    assert vram.formatear_bytes(e.estatica_bytes) == "104.3 GiB (112.0 GB)"
     assert sum(vram.bytes_por_parametro("completo", "mixta").values()) == 16
     assert sum(vram.bytes_por_parametro("completo", "fp32").values()) == 16
     assert sum(vram.bytes_por_parametro("completo", "bf16").values()) == 8

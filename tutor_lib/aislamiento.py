@@ -24,7 +24,7 @@ este módulo, que antes de convertirse en el kernel (``execve``):
    montajes quedan *bloqueados*: no se pueden desmontar), prohíbe ganar
    privilegios nuevos (programas setuid) y limita la cantidad de procesos
    (``RLIMIT_NPROC`` si no hubo cgroup);
-5. escribe el informe, cierra su descriptor y recién entonces ejecuta el kernel
+5. escribe el informe, cierra su descriptor y solo entonces ejecuta el kernel
    con un entorno de variables por lista blanca.
 
 El kernel es el proceso 1 de su espacio de PID: cuando termina o lo matan, el

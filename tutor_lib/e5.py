@@ -11,7 +11,7 @@ una carpeta que ``AutoModelForSequenceClassification.from_pretrained`` carga:
   de normalización que guarda el mismo archivo, reconstruidos con ``tokenizers``.
 
 ``verificar`` compara la conversión con la inferencia del propio paquete (las mismas
-cuentas de tokens y embeddings con coseno ≥ 0,99). Se usa a través de
+cuentas de tokens y embeddings con coseno ≥ 0.99). Se usa a través de
 ``recursos.cargar_clasificador`` en lessons/01 y siguientes; lo explica
 lessons/00_bienvenida.
 """

@@ -232,6 +232,7 @@ def preparar(semilla: int = 42, mostrar: bool = True) -> Entorno:
     # se silencian esos dos avisos, y en modo rápido no sale a buscarlo (ver sin_hub).
     logging.getLogger("bitsandbytes").setLevel(logging.ERROR)
     logging.getLogger("kernels").setLevel(logging.ERROR)
+    silenciar_bibliotecas()
     gpu = info_gpu()
     hub = hub_accesible()
     entorno = Entorno(
@@ -246,6 +247,38 @@ def preparar(semilla: int = 42, mostrar: bool = True) -> Entorno:
     if mostrar:
         print(entorno)
     return entorno
+
+
+#: Variables que apagan, al importarse cada biblioteca, lo que imprime en inglés: las barras de
+#: «Loading weights» y de descargas (huggingface_hub, y transformers, que le pregunta a él), las de
+#: «Generating train split» y «Map» (datasets) y los avisos de transformers, entre ellos el informe
+#: de carga («LOAD REPORT ... newly initialized»), que la lección 0 muestra una vez y explica.
+VARIABLES_SILENCIOSAS = {
+    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+    "HF_DATASETS_DISABLE_PROGRESS_BARS": "1",
+    "TRANSFORMERS_VERBOSITY": "error",
+}
+
+
+def silenciar_bibliotecas() -> None:
+    """Sin barras de progreso ni avisos en inglés de transformers, datasets y huggingface_hub.
+
+    Lo llama :func:`preparar` en todas las lecciones y ejercicios, en los dos modos. Las variables de
+    :data:`VARIABLES_SILENCIOSAS` valen para lo que se importe después (y para los procesos hijos);
+    si una biblioteca ya estaba importada, se le pide lo mismo con su función. Quien quiera ver los
+    avisos de nuevo: ``transformers.utils.logging.set_verbosity_warning()`` (lo hace la lección 0).
+    El progreso del ``Trainer`` (su tabla en Jupyter) no cambia.
+    """
+    for variable, valor in VARIABLES_SILENCIOSAS.items():
+        os.environ.setdefault(variable, valor)
+    if "huggingface_hub" in sys.modules:
+        sys.modules["huggingface_hub"].utils.disable_progress_bars()
+    if "datasets" in sys.modules:
+        sys.modules["datasets"].disable_progress_bars()
+    registro = sys.modules.get("transformers.utils.logging")
+    if registro is not None:
+        registro.disable_progress_bar()
+        registro.set_verbosity_error()
 
 
 def sin_hub() -> None:

@@ -58,7 +58,7 @@ def sobrecosto_flops(d_entrada: int, d_salida: int, r: int) -> float:
     Por cada token, ``W·x`` cuesta ``d_entrada·d_salida`` multiplicaciones-sumas y
     ``B·(A·x)`` cuesta ``r·(d_entrada + d_salida)``; el cociente es
     ``r·(d_entrada + d_salida) / (d_entrada·d_salida)``. Para ``d = 4096`` y
-    ``r = 16`` da 1/128 ≈ 0,78 %. Se usa en lessons/10_lora.
+    ``r = 16`` da 1/128 ≈ 0.78 %. Se usa en lessons/10_lora.
     """
     d_entrada = _entero_positivo("d_entrada", d_entrada)
     d_salida = _entero_positivo("d_salida", d_salida)

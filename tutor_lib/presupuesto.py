@@ -29,12 +29,12 @@ from tutor_lib.vram import METODOS, _entero  # los mismos métodos y la misma va
 #: Rendimiento pico de la T4 en precisión mixta (fp16 con Tensor Cores, acumulación en fp32), según la
 #: hoja de datos de NVIDIA («NVIDIA T4 Tensor Core GPU», 2019): 65 TFLOPS.
 T4_TFLOPS_MIXTA = 65.0
-#: Y en fp32, sin Tensor Cores (la misma hoja de datos): 8,1 TFLOPS. Es la precisión del bucle a mano de la
+#: Y en fp32, sin Tensor Cores (la misma hoja de datos): 8.1 TFLOPS. Es la precisión del bucle a mano de la
 #: lección 1 y de las pasadas sin autocast.
 T4_TFLOPS_FP32 = 8.1
 #: Fracción del pico que suponemos que aprovecha un ajuste del curso. Es una suposición del curso, no una
 #: medida: los entrenamientos grandes bien afinados reportan entre 30 y 50 % («model FLOPs utilization»,
-#: Chowdhery et al., 2022, *PaLM*, sección 4.1 y apéndice B), y un BERT-base o un modelo de 0,5 B con lotes
+#: Chowdhery et al., 2022, *PaLM*, sección 4.1 y apéndice B), y un BERT-base o un modelo de 0.5 B con lotes
 #: de 16 secuencias cortas queda por debajo. Elegimos 25 % para no prometer tiempos demasiado cortos.
 UTILIZACION_SUPUESTA = 0.25
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from tutor_lib import entorno, presupuesto, recursos, vram
+from tutor_lib import entorno, formato, presupuesto, recursos, vram
 
 #: La GPU del presupuesto: la T4 gratuita de Colab (capacidad de cómputo 7.5, sin bf16 real).
 GPU = "T4"
@@ -325,22 +325,22 @@ def _minutos(segundos: float) -> str:
 
 
 def _miles(n: int) -> str:
-    return f"{n:,}".replace(",", " ")
+    return formato.entero(n)
 
 
 def _gib(n: int) -> str:
-    return f"{n / vram.GIB:.1f}".replace(".", ",") + " GiB"
+    return formato.numero(n / vram.GIB, 1) + " GiB"
 
 
 def _min(segundos: float) -> str:
-    return f"{segundos / 60:.1f}".replace(".", ",") + " min"
+    return formato.numero(segundos / 60, 1) + " min"
 
 
 def texto_encabezado(leccion: str) -> str:
     """El párrafo generado del encabezado: tiempo de GPU y memoria pico en una T4, con la fase más exigente."""
     p = presupuesto_leccion(leccion)
     modelos = list(dict.fromkeys(f.fase.modelo for f in p.filas))
-    descargas = [f"{NOMBRES_CORTOS[m]} ({_miles(round(descarga_bytes(recursos.MODELOS[m]['completo']) / 1e6))} MB)"
+    descargas = [f"{NOMBRES_CORTOS[m]} ({_miles(round(descarga_bytes(recursos.MODELOS[m]['completo']) / formato.MIB))} MiB)"
                  for m in modelos]
     descargas += [f"`{recursos.DATASETS_HUB[d]['ruta']}`" for d in datos_del_hub(leccion)]
     lista = ", ".join(descargas[:-1]) + (" y " if len(descargas) > 1 else "") + descargas[-1]

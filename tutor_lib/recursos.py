@@ -676,14 +676,14 @@ class Receta:
 #: la matriz de embeddings congelada (96 de sus 118 millones de parámetros; casi todo el vocabulario de 250
 #: mil piezas no aparece en las reseñas). En una CPU con bf16 por hardware (``entorno.precision_cpu``) se
 #: entrena con autocast bf16: unos 100 s en 2 núcleos, frente a 154 s en fp32. Medido en 2 núcleos EPYC
-#: (semillas 1 / 42 / 0, última época): validación 85,9 / 83,3 / 84,3 %, reseñas nuevas 91,7 / 91,7 /
-#: 93,8 %. En bf16 y con las semillas 42 / 0 / 1, la receta anterior (3 épocas a lr 8e-5) daba 85,4 / 79,8 /
-#: 84,3 %; 4 épocas a lr 8e-5, 85,9 / 86,4 / 67,7 % (la última semilla se desplomó); entrenar también los
-#: embeddings no ayudó (81,3–83,8 % con 3 y 5 épocas) y tardó más. Con esta misma receta y las semillas
-#: 42 / 0 / 1 tampoco dejaron el 85 % firme: lr 7e-5, 85,4 / 84,8 / 84,8 %; el promedio de los tokens en
-#: lugar del token CLS (como se preentrenó e5; exige otra clase de modelo), 85,9 / 85,4 / 84,3 %; el
-#: prefijo «query: » que recomienda e5, 84,8 / 82,8 / 81,3 %; label smoothing 0,1, 81,3 / 84,8 / 81,8 %.
-#: Con 198 reseñas de validación un error estándar son unos 2,5 puntos: todas caben en el ruido.
+#: (semillas 1 / 42 / 0, última época): validación 85.9 / 83.3 / 84.3 %, reseñas nuevas 91.7 / 91.7 /
+#: 93.8 %. En bf16 y con las semillas 42 / 0 / 1, la receta anterior (3 épocas a lr 8e-5) daba 85.4 / 79.8 /
+#: 84.3 %; 4 épocas a lr 8e-5, 85.9 / 86.4 / 67.7 % (la última semilla se desplomó); entrenar también los
+#: embeddings no ayudó (81.3–83.8 % con 3 y 5 épocas) y tardó más. Con esta misma receta y las semillas
+#: 42 / 0 / 1 tampoco dejaron el 85 % firme: lr 7e-5, 85.4 / 84.8 / 84.8 %; el promedio de los tokens en
+#: lugar del token CLS (como se preentrenó e5; exige otra clase de modelo), 85.9 / 85.4 / 84.3 %; el
+#: prefijo «query: » que recomienda e5, 84.8 / 82.8 / 81.3 %; label smoothing 0.1, 81.3 / 84.8 / 81.8 %.
+#: Con 198 reseñas de validación un error estándar son unos 2.5 puntos: todas caben en el ruido.
 #: Vigilada por tests/test_ajuste_rapido.py; la tabla está en benchmarks/b_codificador.
 RECETA_E5 = Receta(
     muestras_entrenamiento=None, muestras_evaluacion=None, epocas=5, learning_rate=5e-5, lote=16, max_length=128,

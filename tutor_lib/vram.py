@@ -15,7 +15,7 @@ Tres partes, de la más pura a la más física:
 3. **Catálogo de GPUs**: :data:`GPUS`, :func:`cabe` y :func:`lote_maximo`.
 
 Unidades: todo se cuenta en **bytes**. «GB» son 10⁹ bytes y «GiB» son 2³⁰
-bytes (1 GiB ≈ 1,074 GB); los textos muestran siempre las dos.
+bytes (1 GiB ≈ 1.074 GB); los textos muestran siempre las dos.
 
 Cuentas por parámetro entrenable con AdamW (ver :func:`bytes_por_parametro`):
 
@@ -45,6 +45,7 @@ import sys
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
+from tutor_lib import formato
 from tutor_lib.entorno import InfoGPU
 
 # --------------------------------------------------------------------------
@@ -106,7 +107,7 @@ BYTES_TABLAS_8BIT = 2 * 256 * 4
 BYTES_PASO_ADAMW = 4
 
 #: Margen de una GPU real: contexto de CUDA + espacios de trabajo de cuBLAS
-#: (típicamente 0,3–0,6 GiB con PyTorch) y un 5 % por fragmentación del asignador.
+#: (típicamente 0.3–0.6 GiB con PyTorch) y un 5 % por fragmentación del asignador.
 CONTEXTO_CUDA_BYTES = 512 * MIB
 FRACCION_FRAGMENTACION = 0.05
 
@@ -178,12 +179,8 @@ def _numero_de_parametros(valor: Any) -> int:
 # --------------------------------------------------------------------------
 
 
-def _coma(texto: str) -> str:
-    return texto.replace(".", ",")
-
-
 def formatear_bytes(n: Any) -> str:
-    """Texto con GiB (2³⁰ B) y GB (10⁹ B) a la vez, p. ej. ``'104,3 GiB (112,0 GB)'``.
+    """Texto con GiB (2³⁰ B) y GB (10⁹ B) a la vez, p. ej. ``'104.3 GiB (112.0 GB)'``.
 
     Por debajo de 1 GiB usa MiB y MB. Se usa en lessons/07_memoria_y_fine_tuning_completo.
     """
@@ -191,8 +188,8 @@ def formatear_bytes(n: Any) -> str:
         raise TypeError(f"formatear_bytes necesita un número finito de bytes; recibí {n!r}.")
     n = float(n)
     if abs(n) >= GIB:
-        return _coma(f"{n / GIB:.1f} GiB ({n / GB:.1f} GB)")
-    return _coma(f"{n / MIB:.1f} MiB ({n / 1e6:.1f} MB)")
+        return f"{formato.numero(n / GIB, 1)} GiB ({formato.numero(n / GB, 1)} GB)"
+    return f"{formato.numero(n / MIB, 1)} MiB ({formato.numero(n / 1e6, 1)} MB)"
 
 
 # --------------------------------------------------------------------------
@@ -242,11 +239,11 @@ def bytes_nf4(elementos: int, doble_cuantizacion: bool = True) -> tuple[int, int
     """Bytes de una matriz cuantizada a NF4 por bitsandbytes: ``(pesos, constantes)``.
 
     ``pesos`` = ⌈n/2⌉ (dos valores de 4 bits por byte). ``constantes``: sin doble
-    cuantización, un ``absmax`` fp32 por bloque de 64 (4/64 = 0,0625 B por
+    cuantización, un ``absmax`` fp32 por bloque de 64 (4/64 = 0.0625 B por
     parámetro) más la tabla NF4 de la capa (16 × fp32 = 64 B); con doble
     cuantización, el ``absmax`` pasa a 8 bits (1 B por bloque de 64) más un
     ``absmax`` fp32 por cada 256 bloques, la tabla de 8 bits (256 × fp32 =
-    1024 B), un ``offset`` fp32 y la tabla NF4: ≈ 8/64 + 32/(64·256) ≈ 0,127
+    1024 B), un ``offset`` fp32 y la tabla NF4: ≈ 8/64 + 32/(64·256) ≈ 0.127
     bits por parámetro. Coincide byte a byte con ``Params4bit.quant_state`` en
     bitsandbytes 0.50. Se usa en lessons/11_qlora.
     """
@@ -894,8 +891,8 @@ def _lora_en_modelo(est: _Estructura, r: int, objetivos) -> _Lora:
         conteo = _lora_mod.contar_parametros_lora(modelo, r, objetivos)
         if conteo.parametros_entrenables != entrenables:
             est.notas.append(
-                f"Aviso: tutor_lib.lora cuenta {conteo.parametros_entrenables:,} parámetros de LoRA y esta "
-                f"cuenta {int(entrenables):,}; se usa la de tutor_lib.lora."
+                f"Aviso: tutor_lib.lora cuenta {formato.entero(conteo.parametros_entrenables)} parámetros de LoRA y esta "
+                f"cuenta {formato.entero(int(entrenables))}; se usa la de tutor_lib.lora."
             )
             entrenables = conteo.parametros_entrenables
     except ImportError:  # pragma: no cover - lora.py aún no existe
@@ -1101,8 +1098,8 @@ class _Calculo:
             base = pesos_q + b_resto * resto
             c["constantes_cuantizacion"] = constantes
             notas.append(
-                "QLoRA: capas lineales en NF4 (0,5 B por parámetro) + constantes por bloque de 64 "
-                + ("con doble cuantización (≈0,127 bits por parámetro)" if self.doble else "sin doble cuantización (0,5 bits por parámetro)")
+                "QLoRA: capas lineales en NF4 (0.5 B por parámetro) + constantes por bloque de 64 "
+                + ("con doble cuantización (≈0.127 bits por parámetro)" if self.doble else "sin doble cuantización (0.5 bits por parámetro)")
                 + f"; embeddings, normas y lm_head en {'fp32' if b_resto == 4 else '16 bits'}."
             )
             if not self.preparar_kbit and p != "fp32":
@@ -1256,7 +1253,7 @@ def estimar_memoria(
     ``checkpointing`` activa gradient checkpointing. ``doble_cuantizacion`` solo
     afecta a QLoRA. ``gpu`` (nombre de :data:`GPUS` o ``InfoGPU``) añade
     ``cabe`` y ``lote_maximo``. Ejemplo: 7e9 parámetros, completo, mixta, AdamW
-    → 112e9 bytes de estado estático (≈ 104,3 GiB).
+    → 112e9 bytes de estado estático (≈ 104.3 GiB).
     Se usa en lessons/07_memoria_y_fine_tuning_completo, lessons/10_lora y lessons/11_qlora.
     """
     lote = _opcional_entero("lote", lote, 1, _LOTE_TOPE)
@@ -1391,7 +1388,7 @@ def memoria_utilizable(gpu: Any) -> int:
 
     Memoria total − contexto de CUDA (512 MiB) y, de lo que queda, un 5 % por
     fragmentación del asignador de PyTorch. En una T4: 15 360 MiB →
-    ≈ 13,8 GiB (14,8 GB). Se usa en lessons/07_memoria_y_fine_tuning_completo.
+    ≈ 13.8 GiB (14.8 GB). Se usa en lessons/07_memoria_y_fine_tuning_completo.
     """
     info = buscar_gpu(gpu)
     libre = max(int(info.memoria_bytes) - CONTEXTO_CUDA_BYTES, 0)
@@ -1571,7 +1568,7 @@ def tabla(estimacion: EstimacionMemoria) -> str:
     if not isinstance(estimacion, EstimacionMemoria):
         raise TypeError(f"tabla necesita una EstimacionMemoria; recibí {type(estimacion).__name__}.")
     e = estimacion
-    miles = lambda n: f"{n:,}".replace(",", ".")  # noqa: E731
+    miles = formato.entero
     lineas = [
         f"Memoria de entrenamiento: método {e.metodo}, precisión {e.precision}, optimizador {e.optimizador}",
         f"Parámetros: {miles(e.parametros)} (entrenables: {miles(e.parametros_entrenables)})",
@@ -1584,7 +1581,7 @@ def tabla(estimacion: EstimacionMemoria) -> str:
     lineas.append("-" * (ancho + 40))
 
     def fila(nombre: str, n: int) -> str:
-        return f"{nombre:<{ancho}}" + _coma(f"{n / GIB:>10.3f}{n / GB:>10.3f}") + f"{miles(n):>20}"
+        return f"{nombre:<{ancho}}" + f"{formato.numero(n / GIB, 3):>10}{formato.numero(n / GB, 3):>10}" + f"{miles(n):>20}"
 
     for k in COMPONENTES:  # las activaciones van aparte, tras el subtotal del estado estático (una sola fila)
         if k != "activaciones":
@@ -1657,7 +1654,7 @@ def graficar_componentes(estimaciones: Any, gpu: Any = None, unidad: str = "GiB"
     if info is not None:
         limite = memoria_utilizable(info) / divisor
         ax.axhline(limite, color="black", linestyle="--", linewidth=1)
-        ax.text(len(nombres) - 0.5, limite, f" {info.nombre}: {_coma(f'{limite:.1f}')} {unidad} utilizables",
+        ax.text(len(nombres) - 0.5, limite, f" {info.nombre}: {formato.numero(limite, 1)} {unidad} utilizables",
                 va="bottom", ha="right", fontsize=9)
     ax.set_ylabel(f"Memoria ({unidad})")
     ax.set_title(titulo or "Memoria de entrenamiento por componente")

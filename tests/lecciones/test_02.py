@@ -14,6 +14,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from cuadernos import ENTERO, a_entero
 
 RAIZ = Path(__file__).resolve().parents[2]
 CUADERNO = RAIZ / "lessons" / "02_datos.ipynb"
@@ -200,12 +201,12 @@ def test_cuaderno_muestra_las_cifras_calculadas(tokenizer, parafrasis):
 
     # relleno: las cifras del notebook coinciden con las recalculadas aquí
     esperado = _relleno_esperado(tokenizer, parafrasis)
-    fila_fija = re.search(r"fija \(128 tokens\)\s+([\d,]+)\s+([\d,]+)\s+([\d.]+)%", texto)
-    fila_dinamica = re.search(r"dinámica\s+([\d,]+)\s+([\d,]+)\s+([\d.]+)%", texto)
+    fila_fija = re.search(rf"fija \(128 tokens\)\s+({ENTERO})\s+({ENTERO})\s+([\d.]+) %", texto)
+    fila_dinamica = re.search(rf"dinámica\s+({ENTERO})\s+({ENTERO})\s+([\d.]+) %", texto)
     assert fila_fija and fila_dinamica
-    assert int(fila_fija.group(1).replace(",", "")) == esperado["fija"]
-    assert int(fila_dinamica.group(1).replace(",", "")) == esperado["dinamica"]
-    assert int(fila_fija.group(2).replace(",", "")) == int(fila_dinamica.group(2).replace(",", "")) == esperado["reales"]
+    assert a_entero(fila_fija.group(1)) == esperado["fija"]
+    assert a_entero(fila_dinamica.group(1)) == esperado["dinamica"]
+    assert a_entero(fila_fija.group(2)) == a_entero(fila_dinamica.group(2)) == esperado["reales"]
     assert fila_fija.group(3) == f"{100 * (1 - esperado['reales'] / esperado['fija']):.1f}"
     assert fila_dinamica.group(3) == f"{100 * (1 - esperado['reales'] / esperado['dinamica']):.1f}"
     assert "¿mismas predicciones? True" in texto

@@ -256,7 +256,7 @@ def test_leccion_03_corre_y_muestra_las_cifras():
     despues = porcentaje_en_salidas(r"Exactitud en validación después \(mejor época\):", texto)
     prueba = porcentaje_en_salidas("Exactitud en prueba:", texto)
     assert antes <= 0.65, f"antes de entrenar debería adivinar: {antes:.1%}"
-    assert despues >= 0.75 and prueba >= 0.72, (despues, prueba)  # medido aquí: 84,8 % y 87,4 %
+    assert despues >= 0.75 and prueba >= 0.72, (despues, prueba)  # medido aquí: 84.8 % y 87.4 %
     coincide = int(re.search(r"Coincide contigo en (\d) de las 4 frases no ambiguas", texto).group(1))
     assert coincide >= 3
     # Fuera de autocast, el recargado (fp32) difiere del entrenado solo si hubo precisión mixta: la prosa lo dice.
@@ -265,7 +265,7 @@ def test_leccion_03_corre_y_muestra_las_cifras():
     # La sección de reseñas nuevas compara la diferencia con el ruido de muestreo: la cuenta y el veredicto
     # impresos deben ser los de la fórmula de la prosa (dos errores estándar de una diferencia de proporciones).
     nuevas = porcentaje_en_salidas(r"Reseñas nuevas \(48, de \d+ temas\): exactitud", texto)
-    ruido = re.search(r"Frente a la prueba \([\d.]+%\): ([+-][\d.]+) puntos; el ruido de muestreo "
+    ruido = re.search(r"Frente a la prueba \([\d.]+ %\): ([+-][\d.]+) puntos; el ruido de muestreo "
                       r"\(2 errores estándar\) es de ±([\d.]+) puntos: la diferencia queda (dentro|fuera) del ruido",
                       texto)
     assert ruido, "falta la comparación con el ruido de muestreo"

@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 
 import pytest
+from cuadernos import ENTERO, a_entero
 import torch
 import torch.nn.functional as F
 
@@ -179,7 +180,7 @@ def test_group_by_length_pone_primero_el_lote_mas_largo(tmp_path):
 def _numeros(patron, texto):
     encontrado = re.search(patron, texto)
     assert encontrado, f"no encontré {patron!r} en las salidas"
-    return [float(g.replace(",", "")) for g in encontrado.groups()]
+    return [float(g.replace(" ", "")) for g in encontrado.groups()]
 
 
 @pytest.mark.cuaderno
@@ -198,8 +199,8 @@ def test_leccion_06_corre_y_muestra_las_cifras():
 
     esperados = [
         "Modo: rapido",
-        "negativas:    81 en entrenamiento (15.0%)",
-        "positivas:   459 en entrenamiento (85.0%)",
+        "negativas:    81 en entrenamiento (15.0 %)",
+        "positivas:   459 en entrenamiento (85.0 %)",
         "→ aporte total N_c·w_c = 270.0",
         "num_items_in_batch = sum(labels.ne(-100).sum() for labels in labels_for_count)",
         "→ pérdida del modelo: acumulación 2 / acumulación 1 = 2.000 en la pérdida y 2.000 en la norma",
@@ -207,7 +208,7 @@ def test_leccion_06_corre_y_muestra_las_cifras():
         "num_items_in_batch: torch.Tensor | int | None = None",
         "Paso 0 (eval_on_start): ¿mismas métricas en las dos corridas? True",
         "(64, 64, 2048)",
-        "preprocess_logits_for_metrics guarda 1,024 veces menos y la métrica es la misma",
+        "preprocess_logits_for_metrics guarda 1024 veces menos y la métrica es la misma",
         "método de arranque de procesos:",
         "num_workers=2, pin_memory=False",
         "Mismos tokens reales en las dos: True",
@@ -225,7 +226,7 @@ def test_leccion_06_corre_y_muestra_las_cifras():
 
     sin_pesos, con_pesos = _numeros(r"Recall de la minoritaria al final: sin pesos (\S+) → con pesos (\S+)", texto)
     assert con_pesos > sin_pesos, "los pesos deberían subir el recall de la clase minoritaria"
-    # y, como dice la prosa, a cambio baja el de la mayoritaria (medido: 0,000 → 0,747 y 1,000 → 0,848)
+    # y, como dice la prosa, a cambio baja el de la mayoritaria (medido: 0.000 → 0.747 y 1.000 → 0.838)
     may_sin, may_con = _numeros(r"Recall de la mayoritaria al final: sin pesos (\S+) → con pesos (\S+)", texto)
     assert may_con < may_sin, (may_sin, may_con)
     assert con_pesos >= 0.5, "con pesos, el transformer debería encontrar al menos la mitad de las negativas"
@@ -234,9 +235,9 @@ def test_leccion_06_corre_y_muestra_las_cifras():
                              r"(\S+)$", texto, re.M)
     assert len(exactitudes) == 3 and len(set(exactitudes)) == 1, exactitudes
 
-    relleno = dict(re.findall(r"^(random|group_by_length)\s+: \d+ lotes, [\d,]+ tokens reales \+ ([\d,]+) de relleno",
+    relleno = dict(re.findall(rf"^(random|group_by_length)\s+: \d+ lotes, {ENTERO} tokens reales \+ ({ENTERO}) de relleno",
                               texto, re.M))
-    assert int(relleno["group_by_length"].replace(",", "")) < int(relleno["random"].replace(",", ""))
+    assert a_entero(relleno["group_by_length"]) < a_entero(relleno["random"])
     primero, mas_largo = _numeros(r"primer lote con group_by_length: (\d+) \(el lote más largo de la época: (\d+)\)", texto)
     assert primero == mas_largo
 

@@ -126,15 +126,17 @@ def test_cuaderno_muestra_las_cifras_calculadas():
     import torch
     from cuadernos import ejecutar_cuaderno, textos_de_salida
 
+    from tutor_lib.formato import entero
+
     nb, segundos = ejecutar_cuaderno(CUADERNO)
     texto = textos_de_salida(nb)
     assert "Modo: rapido" in texto
     assert segundos < 300, f"la lección 07 tardó {segundos:.0f} s (límite: 300 s)"
 
     esperado = _estado_medido()
-    assert "DistilBertForSequenceClassification: 66,955,010 parámetros" in texto
-    assert "cuenta que olvida pre_classifier: 66,364,418 (faltan 590,592 parámetros)" in texto
-    assert f"{'total':<22}{esperado['estimado']:>16,}{esperado['medido']:>16,}" in texto
+    assert "DistilBertForSequenceClassification: 66 955 010 parámetros" in texto
+    assert "cuenta que olvida pre_classifier: 66 364 418 (faltan 590 592 parámetros)" in texto
+    assert f"{'total':<22}{entero(esperado['estimado']):>16}{entero(esperado['medido']):>16}" in texto
     assert "diferencia: 0 bytes" in texto
     assert "¿igual a lo medido? True" in texto
     assert "en bf16: 1.0 + 1e-5 == 1.0 → True" in texto
@@ -144,13 +146,13 @@ def test_cuaderno_muestra_las_cifras_calculadas():
     assert "¿la escala inicial es 2**16? True" in texto
     assert "from_pretrained(carpeta)                      → torch.bfloat16" in texto
     bf16 = _estado_medido(torch.bfloat16)
-    assert "8.000 bytes por parámetro" in texto and f"estimado: {bf16['estimado']:,} bytes (diferencia 0)" in texto
+    assert "8.000 bytes por parámetro" in texto and f"estimado: {entero(bf16['estimado'])} bytes (diferencia 0)" in texto
     assert "¿igual que en fp32 puro? True" in texto
     assert "atención ejecutada 1× por capa" in texto and "atención ejecutada 2× por capa" in texto
     assert "×1.333 en operaciones" in texto
     assert "¿iguales? True" in texto
-    assert "7e9 × 16 bytes = 112,000,000,000 bytes" in texto and "= 112.0 GB = 104.3 GiB" in texto
-    assert "Llama-2-7B real (config exacto): 6,738,415,616 parámetros" in texto
+    assert "7e9 × 16 bytes = 112 000 000 000 bytes" in texto and "= 112.0 GB = 104.3 GiB" in texto
+    assert "Llama-2-7B real (config exacto): 6 738 415 616 parámetros" in texto
     # las activaciones crecen con el lote y el checkpointing las reduce
     filas = re.findall(r"^\s+(4|8|16)\s+([\d.]+) MiB\s+([\d.]+) MiB\s+([\d.]+)×$", texto, re.MULTILINE)
     assert [int(f[0]) for f in filas] == [4, 8, 16]

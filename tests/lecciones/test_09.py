@@ -115,7 +115,7 @@ def test_cuaderno_muestra_los_cinco_veredictos_y_el_cli():
     for nombre, categoria in CATEGORIAS_ESPERADAS.items():
         assert f"corrida «{nombre}» → diagnóstico: {categoria}" in texto
     assert "la exactitud, solo en 4" in texto  # dos de los seis ya estaban por encima de 0.5
-    assert re.search(r"sale \d+% más alta", texto)
+    assert re.search(r"sale \d+ % más alta", texto)
     # sección 6: el ajuste real de e5 con menos épocas que la receta; la prosa dice «subajuste»
     assert segundos < 360, f"la lección 09 tardó {segundos:.0f} s (límite: 360 s)"
     epocas, epocas_receta, pasos = re.search(
@@ -128,7 +128,7 @@ def test_cuaderno_muestra_los_cinco_veredictos_y_el_cli():
     assert any("Entrena más" in r for r in salida_cli["remedios"])
     assert salida_cli["mejor_paso"] >= 0.8 * int(pasos), "la prosa dice que el mínimo de validación queda al final"
     primera, ultima = (float(x) for x in re.search(
-        r"^Exactitud de validación: ([\d.]+)% en el paso \d+, ([\d.]+)% en el paso \d+ \(el último\)$",
+        r"^Exactitud de validación: ([\d.]+) % en el paso \d+, ([\d.]+) % en el paso \d+ \(el último\)$",
         texto, re.MULTILINE).groups())
     assert ultima > primera + 15, "el transformer tiene que aprender algo en la sección 6"
     # la prosa: al principio, la pérdida ronda ln 2 (azar entre dos clases)

@@ -97,7 +97,7 @@ def test_cuaderno_usa_apis_actuales_y_estructura():
     for viejo in ("torch_dtype", "evaluation_strategy", "warmup_ratio", "bf16=True", "no_cuda"):
         assert viejo not in codigo, f"la lección usa la forma vieja {viejo!r}"
     for pieza in ('task_type="SEQ_CLS"', "merge_and_unload()", "use_rslora", "vram.medir_estado",
-                  "lora.sobrecosto_flops", "lora.contar_parametros_lora", "print_trainable_parameters",
+                  "lora.sobrecosto_flops", "lora.contar_parametros_lora", "get_nb_trainable_parameters",
                   'if ENTORNO.modo == "rapido":', "ENTORNO.precision", "tempfile.mkdtemp"):
         assert pieza in codigo, pieza
     markdown = _celdas("markdown")
@@ -122,20 +122,20 @@ def test_cuaderno_muestra_las_cifras_calculadas():
     assert "torch.equal(logits sin LoRA, logits con LoRA): True" in texto
     assert "diferencia máxima absoluta: 0.0" in texto
     # FLOPs
-    assert "131,072 / 16,777,216 = 0.007812 = 1/128" in texto
+    assert "131 072 / 16 777 216 = 0.007812 = 1/128" in texto
     # conteos
-    assert "a mano: 32 × 2 × 16 × (4096 + 4096) = 8,388,608" in texto
-    assert "trainable params: 8,388,608 || all params: 6,746,804,224" in texto
+    assert "a mano: 32 × 2 × 16 × (4096 + 4096) = 8 388 608" in texto
+    assert "peft: 8 388 608 entrenables de 6 746 804 224" in texto
     assert "¿las tres cuentas coinciden? True" in texto
-    assert re.search(r"k_proj\s+4096\s+1024\s+81,920\s+2,621,440", texto)
-    assert "total a mano: 41,943,040; tutor_lib.lora (all-linear): 41,943,040" in texto
+    assert re.search(r"k_proj\s+4096\s+1024\s+81 920\s+2 621 440", texto)
+    assert "total a mano: 41 943 040; tutor_lib.lora (all-linear): 41 943 040" in texto
     assert re.search(r"^\s+16\s+1\.000\s+4\.000$", texto, re.MULTILINE)
     # comparación: parámetros y memoria medidos coherentes con la cuenta exacta
-    completo = re.search(r"parámetros entrenables\s+([\d,]+)\s+([\d,]+)", texto)
-    assert completo and completo.groups() == ("117,654,530", "148,226")
-    assert "gradientes de LoRA = 4 bytes × 148,226 entrenables = 592,904 bytes; medido: 592,904" in texto
-    total = re.search(r"total pesos\+grad\+AdamW\s+([\d.,]+) MiB\s+([\d.,]+) MiB", texto)
-    mib_completo, mib_lora = (float(x.replace(",", "")) for x in total.groups())
+    completo = re.search(r"parámetros entrenables\s+(\d+(?: \d{3})*)\s+(\d+(?: \d{3})*)", texto)
+    assert completo and completo.groups() == ("117 654 530", "148 226")
+    assert "gradientes de LoRA = 4 bytes × 148 226 entrenables = 592 904 bytes; medido: 592 904" in texto
+    total = re.search(r"total pesos\+grad\+AdamW\s+([\d. ]+?) MiB\s+([\d. ]+?) MiB", texto)
+    mib_completo, mib_lora = (float(x.replace(" ", "")) for x in total.groups())
     assert mib_lora < 0.3 * mib_completo
     # la prosa dice que en modo rápido la diferencia por paso «se ve en la tabla»
     por_paso = re.search(r"segundos por paso\s+([\d.]+)\s+([\d.]+)", texto)

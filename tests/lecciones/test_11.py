@@ -18,9 +18,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from cuadernos import ENTERO
 import torch
 
 from tutor_lib import recursos, vram
+from tutor_lib.formato import entero
 
 RAIZ = Path(__file__).resolve().parents[2]
 LECCION = RAIZ / "lessons" / "11_qlora.ipynb"
@@ -183,23 +185,23 @@ def test_leccion_11_cifras_clave():
 
     # Secciones 5 y 6: bits por parámetro y bitsandbytes igual a la versión a mano
     assert "= 4.5000 bits por parámetro" in texto and "= 4.1270 bits por parámetro" in texto
-    assert "Códigos iguales a los tuyos: 100.0000%" in texto
+    assert "Códigos iguales a los tuyos: 100.0000 %" in texto
     assert "absmax iguales: True" in texto
 
     # Secciones 7 y 8: forma moderna, capas de 4 bits y calculadora = medición
     assert "Forma antigua → TypeError" in texto
     assert "¿Cargado en 4 bits? True" in texto
     assert re.search(r"^Linear4bit\s+uint8\s+14\s", texto, flags=re.M)
-    constantes = re.search(r"calculadora de tutor_lib: ([0-9,]+) B; medidas: ([0-9,]+) B", texto)
+    constantes = re.search(rf"calculadora de tutor_lib: ({ENTERO}) B; medidas: ({ENTERO}) B", texto)
     assert constantes and constantes.group(1) == constantes.group(2)
     _, modelo_fp32 = recursos.cargar_causal(modo="rapido")
     parametros = recursos.contar_parametros(modelo_fp32)
-    assert f"Parámetros: {parametros:,};" in texto
-    assert re.search(rf"^fp32\s+{4 * parametros:,}\s+100\.0%", texto, flags=re.M)
+    assert f"Parámetros: {entero(parametros)};" in texto
+    assert re.search(rf"^fp32\s+{entero(4 * parametros)}\s+100\.0 %", texto, flags=re.M)
 
     # Sección 9: prepare_model_for_kbit_training pasa a fp32 lo no cuantizado
     assert re.search(r"Después: \{'float32': \d+, 'uint8': 14\}", texto)
-    assert "trainable params: 18,688" in texto  # r=8 en las 14 capas lineales del Llama de juguete
+    assert "peft: 18 688 entrenables de" in texto  # r=8 en las 14 capas lineales del Llama de juguete
 
     # Sección 10 y 11: en CPU se detecta y se dice qué se omite; el entrenamiento corre de verdad
     assert "OMITIDO: paged_adamw_8bit" in texto
@@ -210,5 +212,5 @@ def test_leccion_11_cifras_clave():
     assert "¿Códigos de 4 bits de la base sin cambios? True" in texto
 
     # Sección 12: tabla de la calculadora
-    assert re.search(r"^Llama-2-7B\s+6,738,415,616\s", texto, flags=re.M)
-    assert re.search(r"^Llama-3-70B\s+70,553,706,496\s.*\bno\s+sí$", texto, flags=re.M)
+    assert re.search(r"^Llama-2-7B\s+6 738 415 616\s", texto, flags=re.M)
+    assert re.search(r"^Llama-3-70B\s+70 553 706 496\s.*\bno\s+sí$", texto, flags=re.M)

@@ -61,7 +61,7 @@ def preparar_modelo_del_hub(nombre: str, alternativas: str) -> None:
 
     Sirve sin red si ``nombre`` es una ruta local, uno de ``recursos.configs_incluidos()``
     o un modelo que ya está en la caché de Hugging Face. Sin Hub (``HF_HUB_OFFLINE=1``
-    o sin conexión con huggingface.co, probada con un límite de 1,5 s) y sin caché,
+    o sin conexión con huggingface.co, probada con un límite de 1.5 s) y sin caché,
     lanza ``ValueError`` en español al momento, con ``alternativas`` como sugerencia,
     en vez de dejar que huggingface_hub reintente durante medio minuto. Sin conexión
     pero con caché, activa ``HF_HUB_OFFLINE`` para que transformers lea la caché sin

@@ -14,6 +14,7 @@ falla al momento y sugiere ``--config``.
 from __future__ import annotations
 
 from tutor_lib import lora
+from tutor_lib.formato import entero
 from tutor_lib.comandos import Resultado, preparar_modelo_del_hub
 from tutor_lib.comandos.analizador import entero_positivo
 
@@ -51,11 +52,11 @@ def ejecutar(args) -> Resultado:
     }
     lineas = [
         f"LoRA con r={args.r} sobre {args.modulos}: {conteo.capas} capas adaptadas.",
-        f"  Parámetros entrenables: {conteo.parametros_entrenables:,}",
-        f"  Parámetros totales:     {conteo.parametros_totales:,}",
+        f"  Parámetros entrenables: {entero(conteo.parametros_entrenables)}",
+        f"  Parámetros totales:     {entero(conteo.parametros_totales)}",
         f"  Porcentaje entrenable:  {conteo.porcentaje:.4f} %",
         "",
         "Por módulo:",
     ]
-    lineas += [f"  {nombre:<20} {n:>15,}" for nombre, n in conteo.por_modulo.items()]
+    lineas += [f"  {nombre:<20} {entero(n):>15}" for nombre, n in conteo.por_modulo.items()]
     return Resultado(datos=datos, texto="\n".join(lineas))

@@ -121,7 +121,7 @@ def ejecutar(args) -> Resultado:
         if maxima < args.lr:
             detalle = f"la tasa nunca llega a --lr {args.lr:g} (la mayor es {maxima:.3e})"
         else:
-            detalle = f"la tasa llega a --lr {args.lr:g} recién en el último paso"
+            detalle = f"la tasa llega a --lr {args.lr:g} solo en el último paso"
         avisos.append(
             f"el warmup ({_pasos(pasos_warmup)}) no es más corto que el entrenamiento ({_pasos(total)}): "
             f"{detalle} y no queda ningún paso para que el schedule la baje. "

@@ -38,17 +38,17 @@ UMBRAL_CAUSAL = 1_000_000_000
 MODELOS: dict[str, tuple[str, int, str]] = {
     "distilbert": ("DistilBERT (66 M)", 66_955_010, "clasificacion"),
     "bert-base": ("BERT-base (110 M)", 109_483_778, "clasificacion"),
-    "llama-3.2-1b": ("Llama-3.2-1B (1,2 B)", 1_235_814_400, "causal"),
+    "llama-3.2-1b": ("Llama-3.2-1B (1.2 B)", 1_235_814_400, "causal"),
     "llama-3-8b": ("Llama-3-8B (8 B)", 8_030_261_248, "causal"),
 }
 
 FUENTES: dict[str, str] = {
     "bert": "Devlin et al. 2019, BERT, apéndice A.3 (lr 2e-5 a 5e-5, 2 a 4 épocas, lote 16 o 32)",
-    "roberta": "Liu et al. 2019, RoBERTa, tabla 10 (lr 1e-5 a 3e-5, warmup del 6 %, weight decay 0,1)",
+    "roberta": "Liu et al. 2019, RoBERTa, tabla 10 (lr 1e-5 a 3e-5, warmup del 6 %, weight decay 0.1)",
     "lora": "Hu et al. 2021, LoRA (RoBERTa en GLUE: lr 4e-4 a 5e-4, lote 16, decenas de épocas; GPT-2: lr 2e-4)",
     "qlora": (
         "Dettmers et al. 2023, QLoRA (lr 2e-4 hasta 13B y 1e-4 en 33B/65B, lote 16 a 64, "
-        "max_grad_norm 0,3, optimizadores paginados)"
+        "max_grad_norm 0.3, optimizadores paginados)"
     ),
     "alpaca": "Taori et al. 2023, Stanford Alpaca (SFT completo de LLaMA-7B: lr 2e-5, 3 épocas, lote 128)",
     "playbook": "Godbole et al. 2023, Deep Learning Tuning Playbook (Google Research)",

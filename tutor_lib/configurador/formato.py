@@ -1,10 +1,12 @@
-"""Formato de los números en los mensajes del configurador (``2e-5``, «6,1 %», «1 aviso»).
+"""Formato de los números en los mensajes del configurador (``2e-5``, «6.1 %», «1 aviso»).
 
 Lo usan las reglas, el código generado y la vista del configurador de
 lessons/04_warmup_y_regularizacion.
 """
 
 from __future__ import annotations
+
+from tutor_lib.formato import porcentaje
 
 
 def _fmt(x: float) -> str:
@@ -17,8 +19,8 @@ def _fmt(x: float) -> str:
 
 
 def _pct(fraccion: float, decimales: int = 0) -> str:
-    """Porcentaje al estilo español: 0.061 → «6,1 %»."""
-    return f"{fraccion * 100:.{decimales}f} %".replace(".", ",")
+    """Porcentaje como en course/GLOSARIO.md: 0.061 → «6.1 %»."""
+    return porcentaje(fraccion, decimales)
 
 
 def _plural(n: int, singular: str, plural: str) -> str:

@@ -12,6 +12,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from tutor_lib.configurador.formato import _pct
+from tutor_lib.formato import numero
 from tutor_lib.configurador.validacion import _nombre_gpu
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ def _a_json(valor: Any) -> Any:
 
 
 def _gib(bytes_: float) -> str:
-    return f"{bytes_ / 2**30:.1f} GiB".replace(".", ",")
+    return numero(bytes_ / 2**30, 1) + " GiB"
 
 
 def _texto_memoria(revision: Revision) -> str:

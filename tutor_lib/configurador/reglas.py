@@ -149,7 +149,7 @@ def _regla_warmup(c: Configuracion, total: int, pasos_warmup: int) -> Hallazgo:
         )
     fraccion = pasos_warmup / total
     # Con una fracción pedida (warmup_steps=0.1) se juzga lo pedido: el redondeo hacia arriba del Trainer
-    # puede dar 10,1 % y eso no es «demasiado warmup».
+    # puede dar 10.1 % y eso no es «demasiado warmup».
     pedida = c.warmup if isinstance(c.warmup, float) and 0 < c.warmup < 1 else fraccion
     if pasos_warmup == 0:
         if c.ejemplos < POCOS_EJEMPLOS:

@@ -25,6 +25,7 @@ from tutor_lib.configurador.constantes import (
     RangoLR,
 )
 from tutor_lib.configurador.formato import _plural
+from tutor_lib.formato import entero
 from tutor_lib.configurador.memoria import _memoria_a_dict, _texto_memoria
 from tutor_lib.configurador.validacion import (
     _booleano,
@@ -300,7 +301,7 @@ class Revision:
         etiquetas = {"ok": "[OK]   ", "aviso": "[AVISO]", "error": "[ERROR]"}
         c = self.configuracion
         lineas = [
-            f"Método: {c.metodo} ({c.tarea_efectiva}), " + f"{c.parametros:,}".replace(",", ".") + " parámetros",
+            f"Método: {c.metodo} ({c.tarea_efectiva}), " + entero(c.parametros) + " parámetros",
             f"Lote efectivo: {self.lote_efectivo} · pasos por época: {self.pasos_por_epoca} · "
             f"pasos totales: {self.pasos_totales} · pasos de warmup: {self.pasos_warmup}",
             _texto_memoria(self),

@@ -1,0 +1,142 @@
+"""Cómo se escriben los números que lee quien estudia: una sola convención en todo el curso.
+
+La convención está en course/GLOSARIO.md («Cómo se escriben los números»):
+
+- punto decimal, como en Python: ``0.694``, ``2.5e-5``;
+- los enteros de cinco cifras o más, en grupos de tres separados por un espacio
+  (``66 955 010``); los de cuatro, juntos (``2048``); nunca coma ni punto de miles;
+- porcentaje con un espacio antes del signo: ``85.9 %``;
+- memoria en unidades binarias (``MiB``, ``GiB``); los GB de las etiquetas de las
+  GPU solo aparecen junto a los GiB, para compararlos.
+
+Lo usan las lecciones (``from tutor_lib.formato import entero, porcentaje, memoria``),
+el calculador de VRAM, el configurador, el comando ``tutor`` y la prueba que revisa las
+salidas de las lecciones (:func:`infracciones`).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+
+__all__ = ["entero", "numero", "porcentaje", "memoria", "infracciones"]
+
+#: Separador de miles (un espacio normal: se copia y se busca como se ve).
+SEPARADOR_DE_MILES = " "
+KIB, MIB, GIB = 2**10, 2**20, 2**30
+
+
+def _real(x, quien: str) -> float:
+    """Un número de Python, de NumPy o un tensor de un solo elemento (``tensor(0.93)``), como float."""
+    if not isinstance(x, numbers.Real) and hasattr(x, "item") and _un_elemento(x):
+        x = x.item()
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise TypeError(f"{quien} necesita un número; recibí {x!r} ({type(x).__name__}).")
+    return float(x)
+
+
+def _un_elemento(x) -> bool:
+    """¿Un tensor de PyTorch o un arreglo de NumPy con un solo valor?"""
+    n = x.numel() if hasattr(x, "numel") else getattr(x, "size", None)
+    return n == 1
+
+
+def _agrupar(cifras: str) -> str:
+    """'66955010' → '66 955 010'; con cuatro cifras o menos no separa."""
+    if len(cifras) <= 4:
+        return cifras
+    grupos = []
+    while cifras:
+        grupos.append(cifras[-3:])
+        cifras = cifras[:-3]
+    return SEPARADOR_DE_MILES.join(reversed(grupos))
+
+
+def entero(n) -> str:
+    """Un entero para leer: ``66955010`` → ``'66 955 010'``, ``2048`` → ``'2048'``, ``-12000`` → ``'-12 000'``.
+
+    Se usa en todas las lecciones para contar parámetros, tokens y bytes.
+    """
+    x = _real(n, "entero")
+    if not math.isfinite(x):
+        return numero(x)
+    if isinstance(n, numbers.Integral):
+        valor = int(n)
+    else:
+        valor = round(x)
+    signo = "-" if valor < 0 else ""
+    return signo + _agrupar(str(abs(valor)))
+
+
+def numero(x, decimales: int = 2) -> str:
+    """Un real con ``decimales`` decimales y punto decimal: ``12345.678`` → ``'12 345.68'``.
+
+    La parte entera se agrupa como en :func:`entero`. Se usa en las lecciones y en
+    :func:`porcentaje` y :func:`memoria`.
+    """
+    valor = _real(x, "numero")
+    if math.isnan(valor):
+        return "NaN"
+    if math.isinf(valor):
+        return "inf" if valor > 0 else "-inf"
+    texto = f"{abs(valor):.{decimales}f}"
+    parte_entera, _, parte_decimal = texto.partition(".")
+    signo = "-" if valor < 0 and float(texto) != 0 else ""
+    return signo + _agrupar(parte_entera) + ("." + parte_decimal if parte_decimal else "")
+
+
+def porcentaje(fraccion, decimales: int = 1) -> str:
+    """Una fracción como porcentaje, con espacio antes del signo: ``0.859`` → ``'85.9 %'``.
+
+    Se usa en las lecciones (exactitud, relleno, parámetros entrenables) y en el configurador.
+    """
+    return numero(100 * _real(fraccion, "porcentaje"), decimales) + " %"
+
+
+def memoria(n_bytes, decimales: int = 1) -> str:
+    """Bytes en la unidad binaria más cómoda: ``268_435_456`` → ``'256.0 MiB'``, ``3 * 2**30`` → ``'3.0 GiB'``.
+
+    GiB desde 1 GiB; MiB desde 1 MiB; KiB desde 1 KiB; si no, bytes. Se usa en
+    lessons/07_memoria_y_fine_tuning_completo y en el calculador de VRAM.
+    """
+    b = _real(n_bytes, "memoria")
+    if not math.isfinite(b):
+        return numero(b)
+    for tamano, unidad in ((GIB, "GiB"), (MIB, "MiB"), (KIB, "KiB")):
+        if abs(b) >= tamano:
+            return f"{numero(b / tamano, decimales)} {unidad}"
+    return f"{entero(b)} bytes"
+
+
+# ------------------------------------------------------------------ revisión de textos
+
+_REGLAS = (
+    (re.compile(r"(?<![\w.,])\d+(?:,\d+)+(?![\w.,])"),
+     "coma entre cifras (los miles van con espacio, 66 955 010; los decimales con punto, 0.694)"),
+    (re.compile(r"(?<![\w.])\d{1,3}(?:\.\d{3}){2,}(?![\d.])"), "punto de miles (se escribe 66 955 010)"),
+    (re.compile(r"\d%"), "porcentaje sin espacio (se escribe 85.9 %)"),
+)
+#: «267.8 MB», «5 GB»: con espacio es una cantidad; pegado («A100 80GB») es el nombre de una GPU.
+_UNIDAD_DECIMAL = re.compile(r"\d\s[KMGT]B\b")
+
+
+def infracciones(texto: str) -> list[str]:
+    """Lo que en ``texto`` no sigue la convención de números del curso, como ``'«2,048»: coma de miles…'``.
+
+    Revisa una línea a la vez. Los MB/GB solo se admiten en una línea que también
+    muestre MiB o GiB (la comparación con la etiqueta de una GPU). La usan las pruebas
+    de las lecciones sobre lo que imprimen sus celdas.
+    """
+    encontradas = []
+    for linea in str(texto).splitlines():
+        for patron, motivo in _REGLAS:
+            for m in patron.finditer(linea):
+                encontradas.append(f"«{m.group(0)}»: {motivo}, en la línea «{linea.strip()[:120]}»")
+        if "iB" not in linea:
+            for m in _UNIDAD_DECIMAL.finditer(linea):
+                encontradas.append(
+                    f"«{m.group(0)}»: unidad decimal sin su equivalente binaria (se escribe MiB o GiB), "
+                    f"en la línea «{linea.strip()[:120]}»"
+                )
+    return encontradas
