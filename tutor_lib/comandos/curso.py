@@ -60,7 +60,8 @@ def ejecutar(args) -> Resultado:
 
         destino = Path(args.trabajo).expanduser() if args.trabajo else carpeta / trabajo.CARPETA_POR_DEFECTO
         sincronizacion = trabajo.sincronizar(carpeta, destino)
-        print(sincronizacion.texto(), flush=True)
+        # con --json, stdout queda para el JSON del final
+        print(sincronizacion.texto(), file=sys.stderr if args.json else sys.stdout, flush=True)
         carpeta = sincronizacion.carpeta
     directorio = carpeta  # donde corre JupyterLab: ahí abre la terminal del lanzador
     if args.profesor:
