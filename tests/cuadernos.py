@@ -113,17 +113,28 @@ def _ejecutar(ruta: Path, timeout_celda: int, entorno_extra: dict | None):
     return nb, segundos
 
 
-def textos_de_salida(nb) -> str:
-    """Todo el texto que mostraron las celdas (para comprobar cifras calculadas)."""
+def textos_de_salida(nb, *, lo_que_lee_quien_estudia: bool = False) -> str:
+    """Todo el texto que mostraron las celdas (para comprobar cifras calculadas).
+
+    Con ``lo_que_lee_quien_estudia``, solo la salida estándar y lo que muestran las celdas en texto o
+    Markdown: sin stderr (barras de progreso y avisos de las bibliotecas, que se revisan aparte) ni HTML.
+    """
+    flujos = ("stdout",) if lo_que_lee_quien_estudia else ("stdout", "stderr")
+    tipos = ("text/plain", "text/markdown") if lo_que_lee_quien_estudia else ("text/plain", "text/markdown", "text/html")
     partes = []
     for cell in nb.cells:
         for salida in cell.get("outputs", []):
-            if "text" in salida:
+            if "text" in salida and salida.get("name", "stdout") in flujos:
                 partes.append(salida["text"])
-            for tipo in ("text/plain", "text/markdown", "text/html"):
+            for tipo in tipos:
                 if tipo in salida.get("data", {}):
                     partes.append(salida["data"][tipo])
     return _ANSI.sub("", "\n".join(partes))
+
+
+def textos_para_leer(nb) -> str:
+    """Lo que la lección le muestra a quien la estudia (ver :func:`textos_de_salida`)."""
+    return textos_de_salida(nb, lo_que_lee_quien_estudia=True)
 
 
 #: Un entero como lo escribe ``tutor_lib.formato.entero``: «2048», «66 955 010».
@@ -133,22 +144,6 @@ ENTERO = r"\d+(?: \d{3})*"
 def a_entero(texto: str) -> int:
     """«66 955 010» → 66955010."""
     return int(texto.replace(" ", ""))
-
-
-def textos_para_leer(nb) -> str:
-    """Lo que la lección le muestra a quien la estudia: la salida estándar y lo que muestran las celdas.
-
-    Sin stderr (barras de progreso y avisos de las bibliotecas, que se revisan aparte) ni HTML.
-    """
-    partes = []
-    for cell in nb.cells:
-        for salida in cell.get("outputs", []):
-            if salida.get("output_type") == "stream" and salida.get("name") == "stdout":
-                partes.append(salida["text"])
-            for tipo in ("text/plain", "text/markdown"):
-                if tipo in salida.get("data", {}):
-                    partes.append(salida["data"][tipo])
-    return _ANSI.sub("", "\n".join(partes))
 
 
 def porcentaje_en_salidas(patron: str, texto: str) -> float:

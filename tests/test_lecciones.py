@@ -29,16 +29,6 @@ RUIDO_EN_INGLES = (
 RUIDO_EXPLICADO = {"00_bienvenida": ("LOAD REPORT", "newly initialized")}
 
 
-def _todo_lo_impreso(nb) -> str:
-    """stdout, stderr y lo que muestran las celdas: donde puede aparecer el ruido de las bibliotecas."""
-    partes = [textos_de_salida(nb)]
-    for cell in nb.cells:
-        for salida in cell.get("outputs", []):
-            if salida.get("output_type") == "stream" and salida.get("name") == "stderr":
-                partes.append(salida["text"])
-    return "\n".join(partes)
-
-
 def test_hay_lecciones():
     assert LECCIONES, "no encontré notebooks en lessons/"
 
@@ -63,8 +53,7 @@ def test_leccion_corre_en_modo_rapido(ruta):
     assert not mal_escritas, f"{ruta.name} escribe cifras fuera del formato del curso:\n" + "\n".join(mal_escritas)
 
     # sin el ruido en inglés de las bibliotecas (salvo donde la lección lo explica)
-    impreso = _todo_lo_impreso(nb)
-    ruido = [r for r in RUIDO_EN_INGLES if r in impreso and r not in RUIDO_EXPLICADO.get(ruta.stem, ())]
+    ruido = [r for r in RUIDO_EN_INGLES if r in texto and r not in RUIDO_EXPLICADO.get(ruta.stem, ())]
     assert not ruido, f"{ruta.name} muestra ruido en inglés de las bibliotecas: {ruido}"
 
     # correr la lección no toca nada que git vea (el estudiante trabaja sobre copias; las salidas van a carpetas
@@ -102,7 +91,7 @@ def test_bienvenida_muestra_cifras_calculadas():
     assert f"{entero(recursos.contar_parametros(modelo))} parámetros" in texto
     assert "positivas:" in texto and "negativas:" in texto
     # la prosa explica «el informe de carga que ves arriba»: aquí, y solo aquí, se ve
-    assert "LOAD REPORT" in _todo_lo_impreso(nb) and "Loading weights" not in _todo_lo_impreso(nb)
+    assert "LOAD REPORT" in texto and "Loading weights" not in texto
     from tutor_lib import calificador
 
     ejercicios = calificador.resumen_asignaciones()

@@ -49,6 +49,8 @@ from typing import Any
 
 import numpy as np
 
+from tutor_lib.formato import porcentaje
+
 CATEGORIAS = ("sano", "sobreajuste", "subajuste", "inestable", "divergencia", "indeterminado")
 
 # --------------------------------------------------------------------------- umbrales
@@ -437,7 +439,7 @@ def _fmt(x: float) -> str:
 
 
 def _fmt_pct(fraccion: float) -> str:
-    return f"{100 * fraccion:.0f} %"
+    return porcentaje(fraccion, 0)
 
 
 def _paso_entero(x: float | None):

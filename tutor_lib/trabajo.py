@@ -89,10 +89,8 @@ def _leer_registro(trabajo: Path) -> dict[str, str]:
     archivo = trabajo / REGISTRO
     try:
         datos = json.loads(archivo.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    except (OSError, ValueError):  # sin registro, o roto: no impide trabajar, se rehace con las huellas de hoy
         return {}
-    except (OSError, ValueError):
-        return {}  # un registro roto no impide trabajar: se rehace con las huellas de hoy
     return {k: v for k, v in datos.items() if isinstance(k, str) and isinstance(v, str)} if isinstance(datos, dict) else {}
 
 
