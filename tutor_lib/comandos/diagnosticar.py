@@ -31,6 +31,13 @@ def configurar(parser) -> None:
         ),
     )
     parser.add_argument("--grafica", metavar="SALIDA", help="guarda la gráfica en este archivo (.png, .svg o .pdf)")
+    parser.add_argument(
+        "--clases", metavar="N", type=int,
+        help=(
+            "número de clases, si la pérdida es una entropía cruzada entre N clases: el nivel del azar es ln(N). "
+            "Sin esta opción se lee del config.json de la corrida (num_labels o vocab_size), si está"
+        ),
+    )
 
 
 def _cifras(curvas, diagnostico) -> list[str]:
@@ -79,6 +86,8 @@ def _cifras(curvas, diagnostico) -> list[str]:
         if "paso_no_finito" in ev:
             texto += f", desde {donde(ev['paso_no_finito'])} hasta el final"
         lineas.append(texto + ".")
+    if curvas.azar is not None:
+        lineas.append(f"  - Nivel del azar (la pérdida de un modelo que adivina): {curvas.origen_azar}.")
     if diagnostico.mejor_paso is not None:
         lineas.append(f"  - Mejor {curvas.eje} (el de menor pérdida de validación): {diagnostico.mejor_paso}.")
     return [_contraer(linea) for linea in lineas]
@@ -92,7 +101,7 @@ def _contar(n: int, cosa: str) -> str:
 def ejecutar(args) -> Resultado:
     from tutor_lib.curvas import diagnosticar, graficar, leer_curvas
 
-    curvas = leer_curvas(Path(args.ruta))
+    curvas = leer_curvas(Path(args.ruta), num_clases=args.clases)
     diagnostico = diagnosticar(curvas)
     lineas = [f"Diagnóstico: {diagnostico.categoria}", "", diagnostico.explicacion, ""]
     lineas += _cifras(curvas, diagnostico) + [""]
