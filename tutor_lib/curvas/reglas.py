@@ -42,6 +42,7 @@ from tutor_lib.curvas.umbrales import (
     COCIENTE_BRECHA_EXTREMA,
     EPOCAS_PARA_MEMORIZAR,
 )
+from tutor_lib.formato import entero
 
 
 # --------------------------------------------------------------------------- remedios
@@ -90,6 +91,15 @@ REMEDIOS = {
 
 
 # --------------------------------------------------------------------------- diagnóstico
+
+def _veces(cociente: float) -> str:
+    """Un cociente como lo lee una persona: «2.5», «38», «211 684» (miles como en course/GLOSARIO.md)."""
+    if not math.isfinite(cociente):
+        return "infinitas"
+    if cociente < 10:
+        return f"{cociente:.1f}"
+    return entero(round(cociente))
+
 
 def _contraer(texto: str) -> str:
     """«de el paso» → «del paso», «a el paso» → «al paso»."""
@@ -297,7 +307,7 @@ def _reglas(c: Curvas) -> Diagnostico:
             evidencia["region_problema"] = [float(xf[i_pico]), float(xf[-1])]
             texto = (
                 f"La pérdida de entrenamiento explotó: llegó a {_fmt(pico)} en {ctx.donde(xf[i_pico])}, "
-                f"{pico / c.azar:.0f} veces el nivel del azar ({c.origen_azar}), y desde ahí se quedó en "
+                f"{_veces(pico / c.azar)} veces el nivel del azar ({c.origen_azar}), y desde ahí se quedó en "
                 f"{_fmt(nivel)}, lo que pierde un modelo que adivina. La explosión borró lo aprendido y el "
                 "modelo ya no sale de ahí: aunque la curva «baje» desde el pico, no está aprendiendo."
             )
@@ -331,7 +341,7 @@ def _reglas(c: Curvas) -> Diagnostico:
         if peor_que_inicio:
             texto += f"por encima de su primer registro ({_fmt(float(yf[0]))})."
         elif mejor_tramo > 0:
-            texto += f"{tercio_final / mejor_tramo:.1f} veces su mejor tramo."
+            texto += f"{_veces(tercio_final / mejor_tramo)} veces su mejor tramo."
         else:
             texto += "muy por encima de su mejor tramo."
         texto += " El entrenamiento está divergiendo."
@@ -353,7 +363,7 @@ def _reglas(c: Curvas) -> Diagnostico:
         and rebote_local <= REBOTE_LOCAL_MAXIMO
         and rugosidad_val <= RUGOSIDAD_VALIDACION_MAXIMA
         and max(c.epocas.values(), default=0.0) >= EPOCAS_PARA_MEMORIZAR
-        and _forma_de_u(xf, suave * escala, final, xvf, yvf) is not None
+        and _validacion_en_u(xf, suave * escala, final, xvf, yvf)["en_u"]
     ):
         # validación suave en forma de U tras varias pasadas por los datos: el ruido es de los lotes
         # y lo que pasa es sobreajuste (dentro de la primera época no hay nada que memorizar)
@@ -374,7 +384,7 @@ def _reglas(c: Curvas) -> Diagnostico:
             texto = (
                 f"La pérdida de entrenamiento (suavizada con una mediana de {ventana} puntos) volvió "
                 f"a subir de {_fmt(suave[i0] * escala)} en {ctx.donde(desde)} a {_fmt(suave[i_rebote] * escala)} "
-                + (f"en {ctx.donde(hasta)}, {suave[i_rebote] / max(suave[i0], 1e-300):.1f} veces el nivel al que "
+                + (f"en {ctx.donde(hasta)}, {_veces(suave[i_rebote] / max(suave[i0], 1e-300))} veces el nivel al que "
                    f"había bajado; el punto más alto de ese tramo fue {_fmt(pico)}." if pico_local else
                    f"en {ctx.donde(hasta)}, un salto del {_fmt_pct(rebote)} de la pérdida inicial "
                    f"({_fmt(inicial)}); el punto más alto de ese tramo fue {_fmt(pico)}.")
@@ -407,13 +417,9 @@ def _reglas(c: Curvas) -> Diagnostico:
 
     # --- 4. sobreajuste (necesita validación suficiente)
     if m >= MIN_EVALUACIONES:
-        kv = max(1, min(_puntos_extremos(m), m // 3))
-        val_final = float(np.median(yvf[-kv:]))
-        j_min = int(np.argmin(yvf))
-        val_min = float(yvf[j_min])
-        subida_val = (val_final - val_min) / val_min if val_min > 0 else (math.inf if val_final > 0 else 0.0)
-        entren_en_min = float(np.interp(xvf[j_min], xf, suave * escala))
-        sigue_bajando = final < entren_en_min
+        u = _validacion_en_u(xf, suave * escala, final, xvf, yvf)
+        j_min, val_min, val_final = u["j_min"], u["val_min"], u["val_final"]
+        subida_val, entren_en_min = u["subida_val"], u["entren_en_min"]
         tercio = xvf >= xvf[0] + (2 / 3) * (xvf[-1] - xvf[0])
         sin_mejora_final = (
             tercio.any() and (~tercio).any() and yvf[tercio].min() >= yvf[~tercio].min() * 0.98
@@ -425,7 +431,7 @@ def _reglas(c: Curvas) -> Diagnostico:
             brecha_relativa=brecha_rel,
             entrenamiento_en_mejor_paso=entren_en_min,
         )
-        if subida_val > SUBIDA_VALIDACION and j_min < m - kv and sigue_bajando:
+        if u["en_u"]:
             evidencia["region_problema"] = [float(xvf[j_min]), float(max(xvf[-1], xf[-1]))]
             texto = (
                 f"La pérdida de validación tocó su mínimo, {_fmt(val_min)}, en {ctx.donde(xvf[j_min])} "
@@ -444,7 +450,7 @@ def _reglas(c: Curvas) -> Diagnostico:
             texto = (
                 f"La pérdida de entrenamiento bajó de {_fmt(inicial)} a {_fmt(final)}, pero la de validación "
                 f"se estancó: su mínimo fue {_fmt(val_min)} en {ctx.donde(xvf[j_min])} y terminó en "
-                f"{_fmt(val_final)}, {val_final / final:.0f} veces la de entrenamiento. Esa brecha "
+                f"{_fmt(val_final)}, {_veces(val_final / final)} veces la de entrenamiento. Esa brecha "
                 "dice que el modelo memoriza en vez de generalizar."
                 if final > 0
                 else f"La pérdida de entrenamiento llegó a 0 mientras la de validación se quedó en {_fmt(val_final)}."
@@ -453,7 +459,7 @@ def _reglas(c: Curvas) -> Diagnostico:
         referencia = c.azar if c.azar else inicial
         if val_final > COCIENTE_BRECHA_EXTREMA * final and val_final - final > BRECHA_MINIMA * referencia:
             evidencia["region_problema"] = [float(xvf[0]), float(max(xvf[-1], xf[-1]))]
-            cociente = f"{val_final / final:.0f} veces la de entrenamiento" if final > 0 else "con el entrenamiento en 0"
+            cociente = f"{_veces(val_final / final)} veces la de entrenamiento" if final > 0 else "con el entrenamiento en 0"
             texto = (
                 f"La pérdida de validación terminó en {_fmt(val_final)}, {cociente} ({_fmt(final)}); "
                 f"su mínimo fue {_fmt(val_min)} en {ctx.donde(xvf[j_min])}. Una brecha así dice que el modelo "
@@ -508,25 +514,24 @@ def _reglas(c: Curvas) -> Diagnostico:
     return _resultado("indeterminado", texto + notas, evidencia, mejor_paso)
 
 
-def _forma_de_u(xf, suave_abs, final, xvf, yvf) -> dict | None:
+def _validacion_en_u(xf, suave_abs, final, xvf, yvf) -> dict:
     """Los números del sobreajuste «en U»: la validación tocó fondo y subió mientras el entrenamiento bajaba.
 
-    ``suave_abs`` es la curva de entrenamiento suavizada (en sus unidades). Devuelve ``None`` si no
-    hay forma de U (o menos de ``MIN_EVALUACIONES`` evaluaciones).
+    ``suave_abs`` es la curva de entrenamiento suavizada (en sus unidades) y ``yvf`` la validación finita,
+    con al menos ``MIN_EVALUACIONES`` puntos. ``en_u`` dice si hay forma de U: la validación final (mediana
+    de sus últimos puntos) supera su mínimo en más de ``SUBIDA_VALIDACION``, el mínimo no está entre esos
+    últimos puntos, y el entrenamiento terminó por debajo de donde estaba en el mínimo de validación.
     """
     m = len(yvf)
-    if m < MIN_EVALUACIONES:
-        return None
     kv = max(1, min(_puntos_extremos(m), m // 3))
     val_final = float(np.median(yvf[-kv:]))
     j_min = int(np.argmin(yvf))
     val_min = float(yvf[j_min])
     subida_val = (val_final - val_min) / val_min if val_min > 0 else (math.inf if val_final > 0 else 0.0)
     entren_en_min = float(np.interp(xvf[j_min], xf, suave_abs))
-    if subida_val > SUBIDA_VALIDACION and j_min < m - kv and final < entren_en_min:
-        return dict(j_min=j_min, val_min=val_min, val_final=val_final, subida_val=subida_val,
-                    entren_en_min=entren_en_min)
-    return None
+    en_u = m >= MIN_EVALUACIONES and subida_val > SUBIDA_VALIDACION and j_min < m - kv and final < entren_en_min
+    return dict(en_u=bool(en_u), j_min=j_min, val_min=val_min, val_final=val_final, subida_val=subida_val,
+                entren_en_min=entren_en_min)
 
 
 def _ventana(n: int) -> int:

@@ -21,14 +21,16 @@ def _mediana_movil(y: np.ndarray, ventana: int) -> np.ndarray:
 
 
 def _fmt(x: float) -> str:
-    """Número corto y legible: 3 cifras significativas (0.381, 12.4, 1.2e+04)."""
+    """Número corto y legible: 3 cifras significativas (0.381, 12.4, 1.2e+04), o entero de 100 a 9999 (8000)."""
     if x is None:
         return "—"
     if not math.isfinite(x):
         return "NaN" if math.isnan(x) else ("inf" if x > 0 else "-inf")
     if x == 0:
         return "0"
-    if 1e-3 <= abs(x) < 1e4:
+    if 100 <= abs(x) < 1e4:
+        return f"{x:.0f}"  # 8000, no 8e+03
+    if 1e-3 <= abs(x) < 100:
         return f"{x:.3g}"
     return f"{x:.2e}"
 
