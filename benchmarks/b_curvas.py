@@ -1,8 +1,12 @@
-"""Filas del diagnóstico de curvas: exactitud en la reserva del corpus real y tiempo por diagnóstico.
+"""Filas del diagnóstico de curvas: exactitud en los dos corpus de curvas reales y tiempo por diagnóstico.
 
-El corpus (``tests/datos/curvas/``) son curvas de entrenamientos reales con el
-Trainer en CPU (``scripts/generar_curvas.py``); la partición ``"reserva"`` no
-se usó para fijar los umbrales de ``tutor_lib.curvas``.
+* ``tests/datos/curvas/`` (``scripts/generar_curvas.py``): el corpus con que se fijaron los umbrales de
+  ``tutor_lib.curvas``; su partición ``"reserva"`` no se usó para fijarlos, pero sale del mismo generador.
+* ``tutor_lib/datos/curvas_independientes/`` (``scripts/generar_curvas_independientes.py``, issue 14):
+  otros modelos (MLP, CNN, GRU, MiniLM, Llama diminuto, regresión lineal), otros bucles, SGD y AdamW,
+  registros cada 1 a 100 pasos. Su partición ``"validacion"`` no se miró al corregir las reglas.
+
+``python -m benchmarks.b_curvas`` imprime además las dos matrices de confusión.
 """
 
 from __future__ import annotations
@@ -18,15 +22,71 @@ from pathlib import Path
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "datos" / "curvas"
 
 
-def medir() -> list[tuple[str, str, str]]:
-    from tutor_lib.curvas import CATEGORIAS, diagnosticar
+def corpus_de_ajuste() -> list[dict]:
+    return [json.loads(r.read_text(encoding="utf-8")) for r in sorted(CORPUS.glob("*.json"))]
 
-    documentos = [json.loads(r.read_text(encoding="utf-8")) for r in sorted(CORPUS.glob("*.json"))]
+
+def corpus_independiente() -> list[dict]:
+    from tutor_lib import recursos
+
+    return list(recursos.cargar_corridas_reales().values())
+
+
+def confusion(documentos: list[dict]) -> Counter:
+    """Cuántas curvas de cada categoría real recibieron cada veredicto: ``{(real, dicho): n}``."""
+    from tutor_lib.curvas import diagnosticar
+
+    return Counter((d["categoria"], diagnosticar(d).categoria) for d in documentos)
+
+
+def tabla_de_confusion(matriz: Counter) -> str:
+    """La matriz en texto: filas = categoría real, columnas = veredicto."""
+    from tutor_lib.curvas import CATEGORIAS
+
+    cortas = {c: c[:6] for c in CATEGORIAS}
+    lineas = ["real \\ dicho   " + " ".join(f"{cortas[c]:>6}" for c in CATEGORIAS) + "  aciertos"]
+    for real in CATEGORIAS:
+        fila = [matriz[(real, dicho)] for dicho in CATEGORIAS]
+        total = sum(fila)
+        if not total:
+            continue
+        lineas.append(f"{real:<15} " + " ".join(f"{n:>6}" for n in fila)
+                      + f"  {matriz[(real, real)]}/{total}")
+    return "\n".join(lineas)
+
+
+def _filas_de_exactitud(nombre: str, matriz: Counter, nota: str) -> list[tuple[str, str, str]]:
+    from tutor_lib.curvas import CATEGORIAS
+
+    filas = []
+    for categoria in CATEGORIAS:
+        n = sum(v for (real, _), v in matriz.items() if real == categoria)
+        bien = matriz[(categoria, categoria)]
+        valor = f"{porcentaje(bien / n, 0)} ({bien}/{n})" if n else "—"
+        filas.append((f"curvas: exactitud en {nombre}, {categoria}", valor, nota))
+    total = sum(matriz.values())
+    bien = sum(v for (real, dicho), v in matriz.items() if real == dicho)
+    filas.append((f"curvas: exactitud en {nombre}, total", f"{porcentaje(bien / total)} ({bien}/{total})", nota))
+    return filas
+
+
+def medir() -> list[tuple[str, str, str]]:
+    from tutor_lib.curvas import diagnosticar, graficar
+
+    documentos = corpus_de_ajuste()
     reserva = [d for d in documentos if d["particion"] == "reserva"]
-    aciertos, totales = Counter(), Counter()
-    for d in reserva:
-        totales[d["categoria"]] += 1
-        aciertos[d["categoria"]] += diagnosticar(d).categoria == d["categoria"]
+    independientes = corpus_independiente()
+    validacion = [d for d in independientes if d["particion"] == "validacion"]
+    filas = _filas_de_exactitud("la reserva del corpus de ajuste", confusion(reserva),
+                                f"{len(reserva)} de {len(documentos)} curvas, mismo generador que el ajuste")
+    matriz = confusion(validacion)
+    filas += _filas_de_exactitud(
+        "el corpus independiente (validación)", matriz,
+        f"{len(validacion)} de {len(independientes)} curvas de otros modelos y bucles, no miradas al ajustar",
+    )
+    sanas_falsas = sum(matriz[(real, "sano")] for real in ("divergencia", "sobreajuste"))
+    filas.append(("curvas: divergencias o sobreajustes llamados «sano» (independiente)", str(sanas_falsas),
+                  "la meta del issue 14 es 0"))
 
     repeticiones = 3
     inicio = time.perf_counter()
@@ -34,19 +94,6 @@ def medir() -> list[tuple[str, str, str]]:
         for d in documentos:
             diagnosticar(d)
     por_diagnostico = (time.perf_counter() - inicio) / (repeticiones * len(documentos))
-
-    filas = []
-    for categoria in CATEGORIAS:
-        n = totales[categoria]
-        valor = f"{porcentaje(aciertos[categoria] / n, 0)} ({aciertos[categoria]}/{n})" if n else "—"
-        filas.append((f"curvas: exactitud en reserva, {categoria}", valor, "curvas reales no usadas para ajustar"))
-    total = sum(totales.values())
-    filas.append((
-        "curvas: exactitud en reserva, total",
-        f"{porcentaje(sum(aciertos.values()) / total)} ({sum(aciertos.values())}/{total})",
-        f"corpus de {len(documentos)} curvas, {total} en reserva",
-    ))
-    from tutor_lib.curvas import graficar
 
     inicio = time.perf_counter()
     for d in documentos[::24]:
@@ -62,3 +109,13 @@ def medir() -> list[tuple[str, str, str]]:
         f"media sobre el corpus ({puntos:.0f} puntos por curva de media), sin gráfica",
     ))
     return filas
+
+
+if __name__ == "__main__":
+    for nombre, documentos in (("corpus de ajuste, partición reserva",
+                                [d for d in corpus_de_ajuste() if d["particion"] == "reserva"]),
+                               ("corpus independiente, partición validación",
+                                [d for d in corpus_independiente() if d["particion"] == "validacion"]),
+                               ("corpus independiente, partición desarrollo",
+                                [d for d in corpus_independiente() if d["particion"] == "desarrollo"])):
+        print(f"\n{nombre} ({len(documentos)} curvas)\n" + tabla_de_confusion(confusion(documentos)))
