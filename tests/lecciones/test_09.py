@@ -136,3 +136,15 @@ def test_cuaderno_muestra_los_cinco_veredictos_y_el_cli():
     assert inicio and abs(float(inicio.group(1)) - math.log(2)) < 0.02
     imagenes = sum("image/png" in s.get("data", {}) for c in nb.cells for s in c.get("outputs", []))
     assert imagenes >= 2 and "image/png" in _salidas_de_la_celda_con(nb, "diagnostico_real = curvas.diagnosticar")
+    # sección 7: una corrida real de cada categoría del corpus independiente, con su gráfica, y la cifra total
+    from tutor_lib import recursos
+    from tutor_lib.curvas import CATEGORIAS
+
+    validacion = {n: c for n, c in recursos.cargar_corridas_reales().items() if c["particion"] == "validacion"}
+    for categoria in CATEGORIAS:
+        assert re.search(rf"^v\d\d\s+\S+.*\s{categoria}\s+\w+ [✔✘]$", texto, re.MULTILINE), categoria
+    assert "image/png" in _salidas_de_la_celda_con(nb, "diagnosticos_reales[categoria]\n    curvas.graficar")
+    aciertos, total = (int(x) for x in re.search(r"^Aciertos: (\d+) de (\d+) \(", texto, re.MULTILINE).groups())
+    assert total == len(validacion) and aciertos >= 0.9 * total
+    assert "ln(10) = 2.3, 10 clases" in texto and "vocabulario de 2048 piezas" in texto
+    assert "La misma corrida sin config.json (solo el log_history):" in texto
