@@ -101,6 +101,11 @@ def test_exactitud_en_el_corpus_independiente(corridas):
     ({"num_labels": 3, "problem_type": "multi_label_classification"}, None),
     ({"architectures": ["BertForTokenClassification"], "num_labels": 9}, None),
     ({"num_labels": 1}, None),
+    ({"architectures": "LlamaForCausalLM", "vocab_size": 64}, math.log(64)),
+    # un config.json roto o escrito a mano no rompe el diagnóstico: sin nivel del azar
+    ({"architectures": 5, "vocab_size": "mucho"}, None),
+    ({"architectures": [None, 3], "num_labels": True, "id2label": ["a", "b"]}, None),
+    ({"problem_type": ["regression"], "num_labels": 4}, math.log(4)),
     (None, None),
     ("no es un dict", None),
 ])
@@ -164,6 +169,10 @@ def test_config_junto_al_trainer_state_se_lee_desde_la_ruta(tmp_path, corridas):
     texto = _tutor(str(checkpoint)).stdout
     assert "Nivel del azar" in texto and "ln(" in texto
 
+    (checkpoint / "config.json").write_text("{esto no es JSON", encoding="utf-8")  # roto: se ignora
+    assert diagnosticar(checkpoint).categoria == "sano"
+    proc = _tutor(str(checkpoint), "--json")
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr
     (checkpoint / "config.json").unlink()
     proc = _tutor(str(checkpoint), "--clases", str(d["config"]["num_labels"]), "--json")
     assert json.loads(proc.stdout)["categoria"] == "divergencia"

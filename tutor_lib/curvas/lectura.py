@@ -238,9 +238,13 @@ def nivel_de_azar(config: Any = None, num_clases: Any = None) -> tuple[float, st
     if not isinstance(config, dict):
         return None
     tipo = config.get("problem_type")
-    if tipo in {"regression", "multi_label_classification"}:
+    if isinstance(tipo, str) and tipo in {"regression", "multi_label_classification"}:
         return None
-    arquitecturas = " ".join(map(str, config.get("architectures") or []))
+    lista = config.get("architectures")
+    if isinstance(lista, str):
+        lista = [lista]
+    # un config.json escrito a mano puede traer cualquier cosa: solo cuentan los nombres en texto
+    arquitecturas = " ".join(a for a in lista if isinstance(a, str)) if isinstance(lista, (list, tuple)) else ""
     vocabulario = config.get("vocab_size")
     es_lenguaje = "CausalLM" in arquitecturas or "LMHead" in arquitecturas or (
         not arquitecturas and "num_labels" not in config and "id2label" not in config
