@@ -112,10 +112,11 @@ def medir() -> list[tuple[str, str, str]]:
 
 
 if __name__ == "__main__":
+    independientes = corpus_independiente()
     for nombre, documentos in (("corpus de ajuste, partición reserva",
                                 [d for d in corpus_de_ajuste() if d["particion"] == "reserva"]),
                                ("corpus independiente, partición validación",
-                                [d for d in corpus_independiente() if d["particion"] == "validacion"]),
+                                [d for d in independientes if d["particion"] == "validacion"]),
                                ("corpus independiente, partición desarrollo",
-                                [d for d in corpus_independiente() if d["particion"] == "desarrollo"])):
+                                [d for d in independientes if d["particion"] == "desarrollo"])):
         print(f"\n{nombre} ({len(documentos)} curvas)\n" + tabla_de_confusion(confusion(documentos)))

@@ -290,37 +290,25 @@ def cargar_log_history(ruta: str | os.PathLike) -> Any:
     ``NaN``/``Infinity`` que escribe Python. Devuelve el objeto JSON leído.
     Se usa en lessons/09_curvas_de_entrenamiento.
     """
+    return _leer_json(_archivo_de_estado(ruta))
+
+
+def _archivo_de_estado(ruta: str | os.PathLike) -> Path:
+    """El ``trainer_state.json`` al que apunta una ruta (archivo, checkpoint o carpeta de corrida)."""
     ruta = Path(ruta)
     if not ruta.exists():
         raise FileNotFoundError(f"No existe la ruta {str(ruta)!r}: pasa un trainer_state.json o una carpeta de checkpoint.")
-    if ruta.is_dir():
-        directo = ruta / "trainer_state.json"
-        if directo.is_file():
-            ruta = directo
-        else:
-            candidatos = []
-            for sub in ruta.iterdir():
-                m = re.fullmatch(r"checkpoint-(\d+)", sub.name)
-                if m and (sub / "trainer_state.json").is_file():
-                    candidatos.append((int(m.group(1)), sub / "trainer_state.json"))
-            if not candidatos:
-                raise FileNotFoundError(
-                    f"En la carpeta {str(ruta)!r} no hay trainer_state.json ni subcarpetas checkpoint-N que lo tengan."
-                )
-            ruta = max(candidatos)[1]
-    return _leer_json(ruta)
-
-
-def _resolver_archivo(ruta: Path) -> Path:
-    """El ``trainer_state.json`` al que apunta una ruta (archivo, checkpoint o carpeta de corrida)."""
-    if ruta.is_dir():
-        if (ruta / "trainer_state.json").is_file():
-            return ruta / "trainer_state.json"
-        candidatos = [(int(m.group(1)), sub / "trainer_state.json") for sub in ruta.iterdir()
-                      if (m := re.fullmatch(r"checkpoint-(\d+)", sub.name)) and (sub / "trainer_state.json").is_file()]
-        if candidatos:
-            return max(candidatos)[1]
-    return ruta
+    if not ruta.is_dir():
+        return ruta
+    if (ruta / "trainer_state.json").is_file():
+        return ruta / "trainer_state.json"
+    candidatos = [(int(m.group(1)), sub / "trainer_state.json") for sub in ruta.iterdir()
+                  if (m := re.fullmatch(r"checkpoint-(\d+)", sub.name)) and (sub / "trainer_state.json").is_file()]
+    if not candidatos:
+        raise FileNotFoundError(
+            f"En la carpeta {str(ruta)!r} no hay trainer_state.json ni subcarpetas checkpoint-N que lo tengan."
+        )
+    return max(candidatos)[1]
 
 
 def _leer_json(ruta: Path) -> Any:
@@ -366,8 +354,8 @@ def leer_curvas(
     if isinstance(fuente, Curvas):
         return _con_azar(fuente, None, num_clases)
     if isinstance(fuente, (str, os.PathLike)):
-        curvas = leer_curvas(cargar_log_history(fuente))
-        return _con_azar(curvas, _config_de_la_corrida(_resolver_archivo(Path(fuente))), num_clases)
+        archivo = _archivo_de_estado(fuente)
+        return _con_azar(leer_curvas(_leer_json(archivo)), _config_de_la_corrida(archivo), num_clases)
     if isinstance(fuente, dict):
         if "log_history" in fuente:
             return _con_azar(curvas_desde_log_history(fuente["log_history"]), fuente.get("config"), num_clases)

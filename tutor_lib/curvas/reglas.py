@@ -311,8 +311,9 @@ def _reglas(c: Curvas) -> Diagnostico:
                 f"{_fmt(nivel)}, lo que pierde un modelo que adivina. La explosión borró lo aprendido y el "
                 "modelo ya no sale de ahí: aunque la curva «baje» desde el pico, no está aprendiendo."
             )
-            if m_finitas := int(np.isfinite(yv).sum()):
-                texto += f" La validación terminó en {_fmt(float(yv[np.isfinite(yv)][-1]))} ({m_finitas} evaluaciones)."
+            if finitos_v.any():
+                texto += (f" La validación terminó en {_fmt(float(yv[finitos_v][-1]))} "
+                          f"({int(finitos_v.sum())} evaluaciones).")
             return _resultado("divergencia", texto + notas, evidencia, mejor_paso)
 
     # --- 2b. divergencia por tendencia: termina peor que empezó, o sube y se queda arriba
@@ -356,6 +357,8 @@ def _reglas(c: Curvas) -> Diagnostico:
     evidencia["rugosidad_validacion"] = rugosidad_val
     hay_validacion_para_ruido = m >= MIN_EVALUACIONES_RUGOSIDAD
     ruido_cuenta = ruido > RUIDO_ALTO or (ruido > RUIDO_MAXIMO and not hay_validacion_para_ruido)
+    # la forma de U de la validación: la usan esta excepción al ruido y el sobreajuste (paso 4)
+    u = _validacion_en_u(xf, suave * escala, final, xvf, yvf) if m >= MIN_EVALUACIONES else None
     if (
         ruido_cuenta
         and hay_validacion_para_ruido
@@ -363,7 +366,7 @@ def _reglas(c: Curvas) -> Diagnostico:
         and rebote_local <= REBOTE_LOCAL_MAXIMO
         and rugosidad_val <= RUGOSIDAD_VALIDACION_MAXIMA
         and max(c.epocas.values(), default=0.0) >= EPOCAS_PARA_MEMORIZAR
-        and _validacion_en_u(xf, suave * escala, final, xvf, yvf)["en_u"]
+        and u["en_u"]
     ):
         # validación suave en forma de U tras varias pasadas por los datos: el ruido es de los lotes
         # y lo que pasa es sobreajuste (dentro de la primera época no hay nada que memorizar)
@@ -416,8 +419,7 @@ def _reglas(c: Curvas) -> Diagnostico:
         )
 
     # --- 4. sobreajuste (necesita validación suficiente)
-    if m >= MIN_EVALUACIONES:
-        u = _validacion_en_u(xf, suave * escala, final, xvf, yvf)
+    if u is not None:
         j_min, val_min, val_final = u["j_min"], u["val_min"], u["val_final"]
         subida_val, entren_en_min = u["subida_val"], u["entren_en_min"]
         tercio = xvf >= xvf[0] + (2 / 3) * (xvf[-1] - xvf[0])
