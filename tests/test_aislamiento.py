@@ -526,6 +526,76 @@ def test_sin_red_y_montajes_bloqueados(tmp_path):
     assert not (RAIZ / "atacante.txt").exists()
 
 
+ATAQUE_LOOPBACK = r'''
+import socket, subprocess
+def conectar(puerto):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.settimeout(3)
+    s.connect(("127.0.0.1", puerto))
+    return s.recv(64).decode()
+# El servidor del anfitrión escucha en su 127.0.0.1: desde adentro no debe responder.
+res["anfitrion"] = intento(lambda: conectar(PUERTO_ANFITRION))
+# El loopback propio sí: un servidor y un cliente, ambos adentro.
+servidor = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+servidor.bind(("127.0.0.1", 0)); servidor.listen(1); servidor.settimeout(10)
+puerto = servidor.getsockname()[1]
+hijo = subprocess.Popen([sys.executable, "-c",
+    f"import socket; s = socket.create_connection(('127.0.0.1', {puerto}), 3); s.sendall(b'hola de adentro')"])
+cliente, _ = servidor.accept()
+res["propio"] = cliente.recv(64).decode()
+hijo.wait(10)
+# Dos procesos de torch.distributed con gloo, como en ej13: un all_reduce de verdad.
+GLOO = """
+import os, torch, torch.distributed as dist
+dist.init_process_group("gloo")
+t = torch.tensor([float(dist.get_rank() + 1)])
+dist.all_reduce(t)
+print("SUMA", dist.get_world_size(), t.item(), flush=True)
+dist.destroy_process_group()
+"""
+open("gloo_prueba.py", "w").write(GLOO)
+env = {**os.environ, "GLOO_SOCKET_IFNAME": "lo", "OMP_NUM_THREADS": "1"}
+salida = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
+                         "gloo_prueba.py"],
+                        capture_output=True, text=True, timeout=120, env=env)
+res["gloo"] = salida.stdout.count("SUMA 2 3.0")  # una línea por proceso (pueden llegar mezcladas)
+res["gloo_error"] = salida.stderr[-600:] if salida.returncode else ""
+'''
+
+
+def test_loopback_propio_si_el_del_anfitrion_no(tmp_path):
+    """El kernel tiene un loopback encendido (gloo en ej13) que no llega a los puertos del anfitrión."""
+    servidor = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    servidor.bind(("127.0.0.1", 0))
+    servidor.listen(4)
+    servidor.settimeout(0.2)
+    atendidos = []
+
+    def atender():
+        fin = time.monotonic() + 150
+        while time.monotonic() < fin and not atendidos:
+            try:
+                conexion, _ = servidor.accept()
+            except OSError:
+                continue
+            atendidos.append(1)
+            conexion.sendall(b"secreto del anfitrion")
+            conexion.close()
+
+    hilo = threading.Thread(target=atender, daemon=True)
+    hilo.start()
+    try:
+        c = correr(tmp_path, ATAQUE_LOOPBACK, valores={"PUERTO_ANFITRION": servidor.getsockname()[1]},
+                   timeout=180, cpu_s=200, memoria_mb=8192)
+    finally:
+        atendidos.append(0)
+        servidor.close()
+    r = c.res
+    assert fallo(r["anfitrion"]) and "secreto" not in r["anfitrion"], r["anfitrion"]
+    assert r["propio"] == "hola de adentro"
+    assert r["gloo"] == 2, (r["gloo"], r["gloo_error"])
+
+
 def test_cgroup_v2_cuando_la_maquina_lo_permite(tmp_path, monkeypatch):
     """Aquí no hay un cgroup v2 delegado: se comprueba la plomería sobre un árbol de archivos falso
     (en una máquina con cgroup v2 delegado, las pruebas de arriba corren con él: ver el informe)."""

@@ -12,7 +12,8 @@ este módulo, que antes de convertirse en el kernel (``execve``):
    un usuario sin privilegios (clave ``uid``; por omisión uno libre entre
    60000 y 64999, sin entrada en ``/etc/passwd``) y el kernel corre con él;
 3. entra en espacios de nombres propios (montajes, red, IPC, nombre de máquina y
-   PID; sin root, también de usuario): sin red (solo un loopback apagado); todo el sistema de archivos
+   PID; sin root, también de usuario): sin red hacia afuera (solo un loopback propio, encendido para que
+   varios procesos del kernel hablen entre sí, p. ej. gloo en ej13, y que no llega al del anfitrión); todo el sistema de archivos
    de solo lectura; ``/tmp`` y ``/dev/shm`` privados, vacíos y de tamaño
    acotado (clave ``tmp_mb``); la carpeta temporal entera (``TMPDIR``,
    ``/var/tmp``), ``/run`` y las carpetas de ``tapar`` vaciadas, de donde
@@ -134,6 +135,25 @@ _libc = ctypes.CDLL(None, use_errno=True)
 def _error(accion: str) -> OSError:
     numero = ctypes.get_errno()
     return OSError(numero, f"{accion}: {os.strerror(numero)}")
+
+
+def _encender_loopback() -> None:
+    """Enciende ``lo`` en el espacio de red recién creado (nace apagado).
+
+    Ese loopback es del espacio de red del kernel, no del anfitrión: conecta los procesos que el
+    kernel lance (dos procesos de ``torch.distributed`` con gloo en ej13) y nada más. Los
+    servicios del anfitrión en 127.0.0.1 viven en otro espacio y no se alcanzan
+    (tests/test_aislamiento.py lo ataca).
+    """
+    import fcntl
+    import socket
+    import struct
+
+    siocgifflags, siocsifflags, iff_up = 0x8913, 0x8914, 0x1
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        pedido = struct.pack("16sH22x", b"lo", 0)
+        banderas = struct.unpack("16sH22x", fcntl.ioctl(s, siocgifflags, pedido))[1]
+        fcntl.ioctl(s, siocsifflags, struct.pack("16sH22x", b"lo", banderas | iff_up))
 
 
 def _unshare(banderas: int) -> None:
@@ -494,7 +514,8 @@ def aislar(conf: dict, usuario: tuple[int, int] | None = None) -> list[str]:
         uid, gid = os.getuid(), os.getgid()
         _unshare(CLONE_NEWUSER | propios)
         _mapear_usuario(uid, gid)
-    logrado.append("sin red")
+    _encender_loopback()
+    logrado.append("sin red: solo un loopback propio, que no llega a los puertos del anfitrión")
     logrado.append("IPC propio: sin memoria compartida ni colas del anfitrión")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
 
