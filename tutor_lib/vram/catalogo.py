@@ -1,0 +1,120 @@
+"""Catálogo de GPUs: memoria total que ve CUDA, memoria nominal, capacidad de cómputo (bf16 real desde 8.0).
+
+Se usa en lessons/07_memoria_y_fine_tuning_completo y lessons/13_mas_alla_de_una_gpu.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Any
+
+from tutor_lib.entorno import InfoGPU
+from tutor_lib.vram.base import CONTEXTO_CUDA_BYTES, FRACCION_FRAGMENTACION, MIB
+
+# --------------------------------------------------------------------------
+# Catálogo de GPUs
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GPU(InfoGPU):
+    """Una GPU del catálogo: ``InfoGPU`` + la memoria nominal de la hoja de datos.
+
+    ``memoria_bytes`` es la memoria total que ve CUDA (lo que muestra
+    ``nvidia-smi`` en MiB, típico); ``memoria_nominal`` es la etiqueta comercial
+    («16 GB»). :func:`memoria_utilizable` resta el contexto de CUDA y la
+    fragmentación.
+    """
+
+    memoria_nominal: str = ""
+    nota: str = ""
+
+    @property
+    def memoria_utilizable_bytes(self) -> int:
+        return memoria_utilizable(self)
+
+
+def _gpu(nombre, nominal, mib, capacidad, nota=""):
+    return GPU(nombre=nombre, memoria_bytes=mib * MIB, capacidad=capacidad, memoria_nominal=nominal, nota=nota)
+
+
+#: Catálogo: clave → :class:`GPU`. Memoria total típica según ``nvidia-smi``;
+#: bf16 real solo con capacidad de cómputo ≥ 8.0 (la T4 es 7.5).
+GPUS: dict[str, GPU] = {
+    "T4": _gpu("T4", "16 GB", 15360, (7, 5), "Colab gratis; 16 GiB físicos, 15 360 MiB visibles con ECC; sin bf16"),
+    "L4": _gpu("L4", "24 GB", 23034, (8, 9), "Colab de pago"),
+    "A10G": _gpu("A10G", "24 GB", 23028, (8, 6), "AWS g5"),
+    "RTX 3090": _gpu("RTX 3090", "24 GB", 24576, (8, 6)),
+    "RTX 4090": _gpu("RTX 4090", "24 GB", 24564, (8, 9)),
+    "A100 40GB": _gpu("A100 40GB", "40 GB", 40960, (8, 0), "Colab de pago"),
+    "A100 80GB": _gpu("A100 80GB", "80 GB", 81920, (8, 0)),
+    "H100 80GB": _gpu("H100 80GB", "80 GB", 81559, (9, 0), "SXM"),
+    "H200 141GB": _gpu("H200 141GB", "141 GB", 143771, (9, 0)),
+}
+
+_ALIAS_GPU = {
+    "3090": "RTX 3090", "4090": "RTX 4090", "h100": "H100 80GB", "h200": "H200 141GB",
+    "a10040": "A100 40GB", "a10080": "A100 80GB", "teslat4": "T4", "a10": "A10G",
+}
+
+
+def _clave(texto: str) -> str:
+    return "".join(ch for ch in texto.lower() if ch.isalnum())
+
+
+def buscar_gpu(gpu: Any) -> InfoGPU:
+    """Devuelve la GPU del catálogo por nombre (sin distinguir mayúsculas ni espacios) o la ``InfoGPU`` dada.
+
+    Acepta ``"T4"``, ``"a100 80gb"``, ``"rtx4090"``, ``"H100"``… o una
+    ``entorno.InfoGPU`` (la GPU detectada con ``entorno.info_gpu()``).
+    Se usa en lessons/07_memoria_y_fine_tuning_completo.
+    """
+    if isinstance(gpu, InfoGPU):
+        return gpu
+    if not isinstance(gpu, str):
+        raise TypeError(f"gpu debe ser un nombre como 'T4' o una InfoGPU; recibí {gpu!r} ({type(gpu).__name__}).")
+    buscada = _clave(gpu)
+    for clave, info in GPUS.items():
+        if _clave(clave) == buscada:
+            return info
+    if buscada in _ALIAS_GPU:
+        return GPUS[_ALIAS_GPU[buscada]]
+    if buscada == "a100":
+        raise ValueError("Hay dos A100: di 'A100 40GB' (la de Colab) o 'A100 80GB'.")
+    raise ValueError(f"GPU desconocida: {gpu!r}. Elige una de: {', '.join(GPUS)}.")
+
+
+def memoria_utilizable(gpu: Any) -> int:
+    """Bytes que un entrenamiento puede usar de verdad en ``gpu``.
+
+    Memoria total − contexto de CUDA (512 MiB) y, de lo que queda, un 5 % por
+    fragmentación del asignador de PyTorch. En una T4: 15 360 MiB →
+    ≈ 13.8 GiB (14.8 GB). Se usa en lessons/07_memoria_y_fine_tuning_completo.
+    """
+    info = buscar_gpu(gpu)
+    libre = max(int(info.memoria_bytes) - CONTEXTO_CUDA_BYTES, 0)
+    return int(libre * (1 - FRACCION_FRAGMENTACION))
+
+
+def cabe(estimacion: Any, gpu: Any) -> bool:
+    """``True`` si ``estimacion`` (una :class:`EstimacionMemoria` o bytes) cabe en la memoria utilizable de ``gpu``.
+
+    Se usa en lessons/07_memoria_y_fine_tuning_completo.
+    """
+    from tutor_lib.vram.contabilidad import EstimacionMemoria  # contabilidad importa este módulo
+
+    if isinstance(estimacion, EstimacionMemoria):
+        total = estimacion.total_bytes
+    elif isinstance(estimacion, numbers.Real) and not isinstance(estimacion, bool):
+        total = float(estimacion)
+        if not math.isfinite(total) or total < 0:
+            raise ValueError(f"La memoria a comprobar debe ser un número de bytes ≥ 0; recibí {estimacion!r}.")
+    else:
+        raise TypeError(
+            f"cabe necesita una EstimacionMemoria o un número de bytes; recibí {type(estimacion).__name__}."
+        )
+    return total <= memoria_utilizable(gpu)
+
+
