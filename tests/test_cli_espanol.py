@@ -354,3 +354,20 @@ def test_cifras_en_el_formato_del_glosario(argumentos):
     assert r.returncode == 0, r.stderr
     assert re.search(r"\d", r.stdout), r.stdout  # hay cifras que revisar
     assert not infracciones(r.stdout), "\n".join(infracciones(r.stdout)) + "\n\n" + r.stdout
+
+
+def test_una_tuberia_que_se_cierra_antes_no_da_traceback():
+    """``tutor vram ... --json | head -c 50``: el lector cierra la tubería; tutor termina sin traceback.
+
+    El extremo de lectura se cierra antes de arrancar: la primera escritura de tutor falla siempre.
+    """
+    lectura, escritura = os.pipe()
+    os.close(lectura)
+    try:
+        r = subprocess.run([sys.executable, "-m", "tutor_lib", "vram", "--parametros", "7e9", "--json"],
+                           stdout=escritura, stderr=subprocess.PIPE, cwd=Path(__file__).resolve().parents[1],
+                           timeout=60)
+    finally:
+        os.close(escritura)
+    assert r.returncode == 0, r.stderr.decode()
+    assert b"Traceback" not in r.stderr and b"BrokenPipe" not in r.stderr, r.stderr.decode()

@@ -20,6 +20,7 @@ import argparse
 import importlib
 import json
 import logging
+import os
 import sys
 
 from tutor_lib.comandos import Resultado
@@ -82,11 +83,15 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, TypeError, FileNotFoundError, IsADirectoryError) as exc:
         print(f"tutor {args.subcomando}: error: {exc}", file=sys.stderr)
         return 2
-    if args.json:
-        print(json.dumps(resultado.datos, ensure_ascii=False, indent=2))
-    else:
-        print(resultado.texto)
-    sys.stdout.flush()  # el aviso, en stderr, sale después de la tabla también en una terminal
+    try:
+        if args.json:
+            print(json.dumps(resultado.datos, ensure_ascii=False, indent=2))
+        else:
+            print(resultado.texto)
+        sys.stdout.flush()  # el aviso, en stderr, sale después de la tabla también en una terminal
+    except BrokenPipeError:  # `tutor ... | head`: quien leía ya tiene lo que quería
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return resultado.codigo
     for aviso in resultado.avisos:
         print(f"tutor {args.subcomando}: aviso: {aviso}", file=sys.stderr)
     return resultado.codigo

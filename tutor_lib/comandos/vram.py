@@ -6,6 +6,7 @@ Ejemplos::
     tutor vram --config config.json --metodo qlora --precision bf16 --r 16 --modulos all-linear \\
         --lote 4 --secuencia 512 --gpu T4 --json
     tutor vram --modelo meta-llama/Llama-2-7b-hf --metodo lora --precision bf16   # necesita el Hub
+    tutor vram --parametros 70e9 --gpus 8 --estrategia zero3 --lote 1 --secuencia 2048 --gpu "A100 80GB"
 
 Con ``--parametros`` todo es aritmética: no se importa torch y responde al
 instante. ``--config`` y ``--modelo`` construyen el modelo en el dispositivo
@@ -60,6 +61,10 @@ def configurar(parser) -> None:
     parser.add_argument("--lote", type=entero_positivo, default=None, help="ejemplos por paso y dispositivo")
     parser.add_argument("--secuencia", type=entero_positivo, default=None, help="tokens por ejemplo")
     parser.add_argument("--gpu", default=None, help="GPU del catálogo: " + ", ".join(vram.GPUS))
+    parser.add_argument("--gpus", type=entero_positivo, default=1,
+                        help="GPUs en paralelo de datos (por defecto 1); las cifras pasan a ser por GPU")
+    parser.add_argument("--estrategia", choices=vram.ESTRATEGIAS, default="ddp",
+                        help="qué se divide entre las GPUs: ddp (nada), zero1, zero2, zero3 o fsdp")
     parser.add_argument("--checkpointing", action="store_true", help="gradient checkpointing")
     parser.add_argument(
         "--sin-doble-cuantizacion", action="store_true", help="QLoRA sin doble cuantización de las constantes"
@@ -99,6 +104,8 @@ def ejecutar(args) -> Resultado:
         contabilidad=args.contabilidad,
         atencion=args.atencion,
         preparar_kbit=args.preparar_kbit,
+        gpus=args.gpus,
+        estrategia=args.estrategia,
     )
     datos = estimacion.a_dict()
     datos["total_gib"] = round(estimacion.total_bytes / vram.GIB, 3)

@@ -2,7 +2,7 @@
 
 Un paquete, un módulo por idea: :mod:`.base` (constantes y validación), :mod:`.estructura` (la forma
 del modelo), :mod:`.activaciones`, :mod:`.contabilidad` (:func:`estimar_memoria`), :mod:`.catalogo`,
-:mod:`.medicion` y :mod:`.grafica`. Los nombres públicos se importan desde ``tutor_lib.vram``.
+:mod:`.medicion`, :mod:`.grafica` y :mod:`.particion` (varias GPUs: DDP, ZeRO, FSDP). Los nombres públicos se importan desde ``tutor_lib.vram``.
 
 Tres partes, de la más pura a la más física:
 
@@ -100,3 +100,17 @@ from tutor_lib.vram.grafica import (  # noqa: F401
     PALETA,
     graficar_componentes,
 )
+from tutor_lib.vram.particion import (  # noqa: F401
+    ESTRATEGIAS,
+    QUE_PARTICIONA,
+    comunicacion_por_paso,
+    particionar,
+)
+
+__all__ = [
+    "BLOQUE_NF4", "COMPONENTES", "ESTRATEGIAS", "ETIQUETAS", "GB", "GIB", "GPU", "GPUS", "PALETA", "QUE_PARTICIONA",
+    "EstimacionActivaciones", "EstimacionMemoria", "buscar_gpu", "bytes_nf4", "bytes_por_parametro", "cabe",
+    "comunicacion_por_paso", "estimar_activaciones", "estimar_memoria", "forma_estimada", "formatear_bytes",
+    "graficar_componentes", "lote_maximo", "medir_activaciones", "medir_estado", "memoria_utilizable",
+    "particionar", "tabla",
+]

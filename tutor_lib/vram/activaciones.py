@@ -10,7 +10,9 @@ import numbers
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from tutor_lib.vram.base import ATENCIONES, DISPOSITIVOS, FAMILIAS, _LOTE_TOPE, _booleano, _entero, _opcion, _opcional_entero, _real
+from tutor_lib.vram.base import (
+    ATENCIONES, DISPOSITIVOS, FAMILIAS, _LOTE_TOPE, _booleano, _entero, _opcion, _opcional_entero, _real,
+)
 from tutor_lib.vram.estructura import _Forma
 
 # --------------------------------------------------------------------------

@@ -22,8 +22,8 @@ from tutor_lib.vram.base import CONTEXTO_CUDA_BYTES, FRACCION_FRAGMENTACION, MIB
 class GPU(InfoGPU):
     """Una GPU del catálogo: ``InfoGPU`` + la memoria nominal de la hoja de datos.
 
-    ``memoria_bytes`` es la memoria total que ve CUDA (lo que muestra
-    ``nvidia-smi`` en MiB, típico); ``memoria_nominal`` es la etiqueta comercial
+    ``memoria_bytes`` es la memoria total que muestra ``nvidia-smi`` (en MiB;
+    CUDA ve un poco menos, ver :data:`GPUS`); ``memoria_nominal`` es la etiqueta comercial
     («16 GB»). :func:`memoria_utilizable` resta el contexto de CUDA y la
     fragmentación.
     """
@@ -40,10 +40,28 @@ def _gpu(nombre, nominal, mib, capacidad, nota=""):
     return GPU(nombre=nombre, memoria_bytes=mib * MIB, capacidad=capacidad, memoria_nominal=nominal, nota=nota)
 
 
-#: Catálogo: clave → :class:`GPU`. Memoria total típica según ``nvidia-smi``;
+#: Catálogo: clave → :class:`GPU`. Memoria total según ``nvidia-smi`` con drivers recientes (R525 en
+#: adelante; los R450–R470 muestran unos cientos de MiB menos, p. ej. 15 109 en la T4 o 81 251 en la A100
+#: de 80 GB). CUDA (``torch.cuda.get_device_properties().total_memory``) ve además unos 250–800 MiB menos
+#: (la fila «Reserved» de ``nvidia-smi -q``): por eso :func:`memoria_utilizable` resta el contexto.
 #: bf16 real solo con capacidad de cómputo ≥ 8.0 (la T4 es 7.5).
+#:
+#: Fuentes (salida de ``nvidia-smi`` publicada, consultadas en diciembre de 2026):
+#: T4 15360 MiB: github.com/modal-labs/modal-client/pull/2797 («T4: 15360MiB»);
+#: L4 23034 MiB: github.com/NVIDIA/TensorRT-LLM/issues/2398 («7086MiB / 23034MiB»);
+#: A10G 23028 MiB: github.com/NVIDIA/DCGM/issues/232 («NVIDIA A10G … 8722MiB / 23028MiB»);
+#: RTX 3090 24576 MiB: github.com/noonghunna/club-3090/issues/390 («15005MiB / 24576MiB», driver 580);
+#: RTX 4090 24564 MiB: github.com/vllm-project/vllm/issues/7553 («23859MiB / 24564MiB»);
+#: A100 40GB 40960 MiB: github.com/bottlerocket-os/bottlerocket-core-kit/pull/834 («A100-SXM4-40GB … / 40960MiB»);
+#: A100 80GB 81920 MiB: github.com/allenai/PeerRead/issues/40 («A100-SXM… 0MiB / 81920MiB»);
+#: H100 80GB (SXM, HBM3) 81559 MiB: github.com/NVIDIA/nccl/issues/1264 («H100 80GB HBM3 … / 81559MiB»);
+#: H200 141GB 143771 MiB: la memoria nominal en la ficha de MLCommons inference_results_v4.1
+#: (closed/NVIDIA/systems/H200-SXM-141GBx8_TRT_MaxQ.json, «141 GB», HBM3e) y «0MiB / 143771MiB» en
+#: github.com/sungwon-chae/arxiv_confi (tmp_memo.md).
+#: Capacidades de cómputo: developer.nvidia.com/cuda-gpus (la A10G no figura por nombre: es una A10, 8.6,
+#: según github.com/facebookincubator/AITemplate/pull/279).
 GPUS: dict[str, GPU] = {
-    "T4": _gpu("T4", "16 GB", 15360, (7, 5), "Colab gratis; 16 GiB físicos, 15 360 MiB visibles con ECC; sin bf16"),
+    "T4": _gpu("T4", "16 GB", 15360, (7, 5), "Colab gratis; 16 GB nominales, 15 360 MiB en nvidia-smi; sin bf16"),
     "L4": _gpu("L4", "24 GB", 23034, (8, 9), "Colab de pago"),
     "A10G": _gpu("A10G", "24 GB", 23028, (8, 6), "AWS g5"),
     "RTX 3090": _gpu("RTX 3090", "24 GB", 24576, (8, 6)),

@@ -14,8 +14,15 @@ from typing import Any, Iterable, Mapping, Sequence
 from tutor_lib import formato
 from tutor_lib.entorno import InfoGPU
 from tutor_lib.vram.activaciones import _activaciones, _rol_lineal
-from tutor_lib.vram.base import ATENCIONES, BLOQUE_ADAM_8BIT, BLOQUE_DOBLE_CUANTIZACION, BLOQUE_NF4, BYTES_OFFSET, BYTES_PASO_ADAMW, BYTES_TABLAS_8BIT, BYTES_TABLA_DINAMICA, BYTES_TABLA_NF4, COMPONENTES, CONTABILIDADES, METODOS, MINIMO_8BIT, OPTIMIZADORES, PRECISIONES, formatear_bytes, _LOTE_TOPE, _booleano, _entero, _opcion, _opcional_entero, _real
+from tutor_lib.vram.base import (
+    ATENCIONES, BLOQUE_ADAM_8BIT, BLOQUE_DOBLE_CUANTIZACION, BLOQUE_NF4, BYTES_OFFSET, BYTES_PASO_ADAMW,
+    BYTES_TABLAS_8BIT, BYTES_TABLA_DINAMICA, BYTES_TABLA_NF4, COMPONENTES, CONTABILIDADES, METODOS, MINIMO_8BIT,
+    OPTIMIZADORES, PRECISIONES, formatear_bytes, _LOTE_TOPE, _booleano, _entero, _opcion, _opcional_entero,
+    _real,
+)
 from tutor_lib.vram.catalogo import buscar_gpu, memoria_utilizable
+from tutor_lib.vram.particion import comunicacion_por_paso, particionar
+from tutor_lib.vram.particion import validar as validar_particion
 from tutor_lib.vram.estructura import _Estructura, _cargar_estructura
 
 # --------------------------------------------------------------------------
@@ -254,6 +261,14 @@ class EstimacionMemoria:
     secuencia: int | None = None
     activaciones_detalle: dict[str, int] = field(default_factory=dict)
     gpu: dict[str, Any] | None = None
+    #: GPUs en paralelo de datos y estrategia (ver :mod:`tutor_lib.vram.particion`). Con ``gpus`` > 1,
+    #: ``componentes``, ``estatica_bytes``, ``activaciones_bytes`` y ``total_bytes`` son **por GPU**.
+    gpus: int = 1
+    estrategia: str = "ddp"
+    #: Los componentes de una sola GPU (sin partición), para comparar.
+    componentes_sin_particion: dict[str, int] = field(default_factory=dict)
+    #: Bytes que envía cada GPU por paso del optimizador (0 con una GPU).
+    comunicacion_bytes: int = 0
 
     def a_dict(self) -> dict[str, Any]:
         """Diccionario listo para JSON (lo usa ``tutor vram --json``)."""
@@ -279,6 +294,17 @@ def _bytes_optimizador(optimizador: str, tensores: Iterable[float], bytes_param:
     if hay_8bit:
         total += BYTES_TABLAS_8BIT
     return total
+
+
+def _nota_particion(gpus: int, estrategia: str) -> str:
+    que = {
+        "ddp": "nada se divide: cada GPU guarda el modelo, los gradientes y el optimizador enteros",
+        "zero1": "cada GPU guarda 1/{n} de los estados del optimizador (y de la copia maestra)",
+        "zero2": "cada GPU guarda 1/{n} de los estados del optimizador, la copia maestra y los gradientes",
+        "zero3": "cada GPU guarda 1/{n} de pesos, gradientes y optimizador; reúne cada capa al usarla",
+        "fsdp": "FSDP FULL_SHARD: cada GPU guarda 1/{n} de pesos, gradientes y optimizador (como ZeRO-3)",
+    }[estrategia].format(n=gpus)
+    return f"{gpus} GPUs con {estrategia}: {que}. Las cifras son por GPU; el lote es por dispositivo."
 
 
 class _Calculo:
@@ -409,7 +435,8 @@ class _Calculo:
     # -- activaciones --
     def activaciones(self, lote: int, secuencia: int) -> tuple[float, dict[str, int], list[str]]:
         p = self.precision
-        autocast = self.metodo == "completo" and p == "mixta"
+        # Con la contabilidad de ZeRO los pesos ya están en 16 bits (DeepSpeed no usa autocast): no hay copias.
+        autocast = self.metodo == "completo" and p == "mixta" and self.contabilidad == "amp"
         b = 4 if p == "fp32" else 2
         act = _activaciones(
             lote, secuencia, self.est.forma, b, autocast=autocast, checkpointing=self.checkpointing,
@@ -439,7 +466,8 @@ class _Calculo:
             notas.append("QLoRA: cada capa descuantiza su peso a 16 bits al vuelo (se cuenta la capa más grande).")
         return total, detalle, notas
 
-    def para_lote(self, lote: int | None, secuencia: int | None) -> EstimacionMemoria:
+    def para_lote(self, lote: int | None, secuencia: int | None, gpus: int = 1,
+                  estrategia: str = "ddp") -> EstimacionMemoria:
         componentes = {k: int(round(v)) for k, v in self.componentes.items()}
         notas = list(self.notas)
         detalle: dict[str, int] = {}
@@ -449,6 +477,20 @@ class _Calculo:
             notas += notas_act
         else:
             notas.append("Sin lote y secuencia no estimo activaciones: solo el estado estático.")
+        sin_particion = dict(componentes)
+        componentes = particionar(sin_particion, gpus, estrategia)
+        comunicacion = comunicacion_por_paso(sin_particion, gpus, estrategia)
+        if gpus > 1:
+            notas.append(_nota_particion(gpus, estrategia))
+            if estrategia in ("zero3", "fsdp") and "copias_autocast" in detalle:
+                notas.append("Con autocast de PyTorch, las copias de 16 bits de los pesos que guarda el backward "
+                             "no se dividen entre GPUs (siguen en «activaciones»): FSDP las evita con su propia "
+                             "precisión mixta (MixedPrecisionPolicy, reúne los pesos ya en 16 bits) y DeepSpeed "
+                             "guarda los pesos en 16 bits (contabilidad='zero').")
+            if estrategia in ("zero3", "fsdp"):
+                notas.append("Al usar cada capa se reúne entera (all-gather) y se libera después: esa copia "
+                             "transitoria de una capa no está incluida (DeepSpeed la estima como 4 B por "
+                             "parámetro de la capa más grande).")
         estatica = sum(v for k, v in componentes.items() if k != "activaciones")
         if self.conocidos and self.optimizador == "adamw":
             notas.append("AdamW: incluye un contador «step» fp32 (4 B) por tensor entrenable.")
@@ -467,13 +509,17 @@ class _Calculo:
             lote=lote,
             secuencia=secuencia,
             activaciones_detalle=detalle,
+            gpus=gpus,
+            estrategia=estrategia,
+            componentes_sin_particion=sin_particion,
+            comunicacion_bytes=comunicacion,
         )
 
-    def lote_maximo(self, gpu: InfoGPU, secuencia: int) -> int:
+    def lote_maximo(self, gpu: InfoGPU, secuencia: int, gpus: int = 1, estrategia: str = "ddp") -> int:
         utilizable = memoria_utilizable(gpu)
 
         def cabe_lote(b: int) -> bool:
-            return self.para_lote(b, secuencia).total_bytes <= utilizable
+            return self.para_lote(b, secuencia, gpus, estrategia).total_bytes <= utilizable
 
         if not cabe_lote(1):
             return 0
@@ -494,7 +540,7 @@ def _argumentos(kwargs: Mapping[str, Any]) -> dict[str, Any]:
     defectos = dict(
         metodo="completo", precision="mixta", optimizador="adamw", r=None, modulos=None, checkpointing=False,
         doble_cuantizacion=True, contabilidad="amp", atencion="sdpa", preparar_kbit=False, fraccion_lineal=None,
-        tarea=None,
+        tarea=None, gpus=1, estrategia="ddp",
     )
     desconocidos = set(kwargs) - set(defectos) - {"parametros"}
     if desconocidos:
@@ -520,6 +566,8 @@ def estimar_memoria(
     preparar_kbit: bool = False,
     fraccion_lineal: float | None = None,
     tarea: str | None = None,
+    gpus: int = 1,
+    estrategia: str = "ddp",
 ) -> EstimacionMemoria:
     """Memoria de GPU de un paso de entrenamiento, por componente y en bytes.
 
@@ -539,12 +587,15 @@ def estimar_memoria(
     ``lote`` y ``secuencia`` (juntos) añaden la **estimación** de activaciones;
     ``checkpointing`` activa gradient checkpointing. ``doble_cuantizacion`` solo
     afecta a QLoRA. ``gpu`` (nombre de :data:`GPUS` o ``InfoGPU``) añade
-    ``cabe`` y ``lote_maximo``. Ejemplo: 7e9 parámetros, completo, mixta, AdamW
+    ``cabe`` y ``lote_maximo``. ``gpus`` (GPUs en paralelo de datos) y ``estrategia`` (``ddp``,
+    ``zero1``, ``zero2``, ``zero3`` o ``fsdp``, ver :mod:`tutor_lib.vram.particion`) dan la memoria
+    **por GPU**, con ``lote`` por dispositivo. Ejemplo: 7e9 parámetros, completo, mixta, AdamW
     → 112e9 bytes de estado estático (≈ 104.3 GiB).
     Se usa en lessons/07_memoria_y_fine_tuning_completo, lessons/10_lora y lessons/11_qlora.
     """
     lote = _opcional_entero("lote", lote, 1, _LOTE_TOPE)
     secuencia = _opcional_entero("secuencia", secuencia, 1, 10**7)
+    gpus, estrategia = validar_particion(gpus, estrategia)
     if (lote is None) != (secuencia is None) and lote is not None:
         raise ValueError("Para estimar activaciones da lote y secuencia juntos (p. ej. lote=8, secuencia=512).")
     info = buscar_gpu(gpu) if gpu is not None else None
@@ -552,7 +603,7 @@ def estimar_memoria(
         parametros, metodo, precision, optimizador, r, modulos, checkpointing, doble_cuantizacion,
         contabilidad, atencion, preparar_kbit, fraccion_lineal, tarea,
     )
-    resultado = calculo.para_lote(lote, secuencia)
+    resultado = calculo.para_lote(lote, secuencia, gpus, estrategia)
     if info is not None:
         utilizable = memoria_utilizable(info)
         resultado.gpu = {
@@ -562,7 +613,7 @@ def estimar_memoria(
             "memoria_utilizable_bytes": utilizable,
             "soporta_bf16": info.soporta_bf16,
             "cabe": resultado.total_bytes <= utilizable,
-            "lote_maximo": calculo.lote_maximo(info, secuencia) if secuencia is not None else None,
+            "lote_maximo": calculo.lote_maximo(info, secuencia, gpus, estrategia) if secuencia is not None else None,
         }
         if secuencia is None:
             resultado.notas.append("Para calcular el lote máximo en la GPU indica la secuencia.")
@@ -594,6 +645,7 @@ def lote_maximo(gpu: Any, secuencia: int, **kwargs: Any) -> int:
         args["checkpointing"], args["doble_cuantizacion"], args["contabilidad"], args["atencion"],
         args["preparar_kbit"], args["fraccion_lineal"], args["tarea"],
     )
-    return calculo.lote_maximo(info, secuencia)
+    gpus, estrategia = validar_particion(args["gpus"], args["estrategia"])
+    return calculo.lote_maximo(info, secuencia, gpus, estrategia)
 
 

@@ -31,7 +31,10 @@ def tabla(estimacion: EstimacionMemoria) -> str:
         f"Parámetros: {miles(e.parametros)} (entrenables: {miles(e.parametros_entrenables)})",
     ]
     if e.lote is not None:
-        lineas.append(f"Lote {e.lote}, secuencia {e.secuencia}")
+        lineas.append(f"Lote {e.lote}, secuencia {e.secuencia}" + (" (por dispositivo)" if e.gpus > 1 else ""))
+    if e.gpus > 1:
+        lineas.append(f"{e.gpus} GPUs con {e.estrategia}: cifras POR GPU; cada una envía "
+                      f"{formatear_bytes(e.comunicacion_bytes)} por paso del optimizador")
     lineas.append("")
     ancho = max(len(v) for v in ETIQUETAS.values()) + 2
     lineas.append(f"{'Componente':<{ancho}}{'GiB':>10}{'GB':>10}{'bytes':>20}")

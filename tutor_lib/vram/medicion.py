@@ -16,14 +16,20 @@ from tutor_lib.vram.base import _booleano
 
 
 def _almacen(t) -> tuple[Any, int, int] | None:
-    """(clave única del almacenamiento, bytes) de un tensor; ``None`` si no ocupa memoria real."""
+    """(clave única del almacenamiento, bytes) de un tensor; ``None`` si no ocupa memoria real.
+
+    Un ``DTensor`` (un parámetro de FSDP2 o de ``torch.distributed.tensor``) cuenta solo su parte local:
+    lo que este proceso guarda de verdad (lessons/13_mas_alla_de_una_gpu).
+    """
+    if hasattr(t, "to_local") and hasattr(t, "device_mesh"):
+        t = t.to_local()
     try:
         s = t.untyped_storage()
+        if t.device.type == "meta":
+            return None
+        ptr = s.data_ptr()
     except (RuntimeError, AttributeError, NotImplementedError):
         return None
-    if t.device.type == "meta":
-        return None
-    ptr = s.data_ptr()
     if ptr == 0:
         return None
     return (t.device.type, t.device.index, ptr), s.nbytes()
@@ -74,8 +80,9 @@ def medir_estado(modelo: Any, optimizador: Any = None) -> dict[str, int]:
     (``p.grad``), ``estados_optimizador`` (todos los tensores de
     ``optimizador.state``: m, v, ``step``, tablas de 8 bits…), ``buffers`` (aparte)
     y ``total`` (todo salvo los buffers). Llámala tras un paso de
-    ``optimizador.step()``: antes los estados aún no existen.
-    Se usa en lessons/07_memoria_y_fine_tuning_completo.
+    ``optimizador.step()``: antes los estados aún no existen. Con FSDP (parámetros
+    ``DTensor``) cuenta lo que guarda **este** proceso: su partición.
+    Se usa en lessons/07_memoria_y_fine_tuning_completo y lessons/13_mas_alla_de_una_gpu.
     """
     _comprobar_modulo(modelo)
     if optimizador is not None and not hasattr(optimizador, "state"):
