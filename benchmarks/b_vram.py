@@ -106,4 +106,49 @@ def medir() -> list[tuple[str, str, str]]:
         vram.formatear_bytes(siete.estatica_bytes),
         "estado estático; «LLaMA-7B necesita ~60 GB» es falso",
     ))
+    filas += _filas_particion()
+    return filas
+
+
+def _filas_particion() -> list[tuple[str, str, str]]:
+    """ZeRO por GPU: la calculadora (contabilidad del artículo) frente a los estimadores de DeepSpeed.
+
+    Si ``deepspeed`` se puede importar (no es dependencia del curso) se llaman sus funciones; si no,
+    sus fórmulas de la versión 0.19.8, dichas en la nota.
+    """
+    from tutor_lib import vram
+
+    try:
+        from deepspeed.runtime.zero.stage3 import estimate_zero3_model_states_mem_needs
+        from deepspeed.runtime.zero.stage_1_and_2 import estimate_zero2_model_states_mem_needs
+
+        def ds2(total, gpus):
+            return estimate_zero2_model_states_mem_needs(total, gpus, cpu_offload=False)[1]
+
+        def ds3(total, capa, gpus):
+            return estimate_zero3_model_states_mem_needs(total, capa, gpus, cpu_offload=False,
+                                                         cpu_offload_params=False)[1]
+
+        origen = "funciones de DeepSpeed instalado"
+    except Exception:  # noqa: BLE001
+
+        def ds2(total, gpus):
+            return 2 * total + int(18 * total / gpus)
+
+        def ds3(total, capa, gpus):
+            return 4 * capa + int(18 * total / gpus)
+
+        origen = "fórmulas de DeepSpeed 0.19.8 (2Ψ + 18Ψ/N; 4·capa + 18Ψ/N)"
+    filas = []
+    for total, gpus in ((7_000_000_000, 8), (70_000_000_000, 8), (70_000_000_000, 64)):
+        capa = total // 40
+        z2 = vram.estimar_memoria(total, contabilidad="zero", gpus=gpus, estrategia="zero2").estatica_bytes
+        z3 = vram.estimar_memoria(total, contabilidad="zero", gpus=gpus, estrategia="zero3").estatica_bytes
+        filas.append((
+            f"ZeRO por GPU: {total / 1e9:g}e9 parámetros en {gpus} GPUs",
+            f"ZeRO-2 {vram.formatear_bytes(z2)} / DeepSpeed {vram.formatear_bytes(ds2(total, gpus))}; "
+            f"ZeRO-3 {vram.formatear_bytes(z3)} / DeepSpeed {vram.formatear_bytes(ds3(total, capa, gpus))}",
+            f"calculadora con la cuenta del artículo (2 + 2 + 12 B); DeepSpeed suma gradientes fp32 (4 B/N) y, "
+            f"en ZeRO-3, la capa mayor reunida (aquí Ψ/40); {origen}",
+        ))
     return filas
