@@ -1,4 +1,4 @@
-"""Las doce asignaciones: estructura, exercises/ generado por nbgrader, sin filtraciones y calificación justa.
+"""Las trece asignaciones: estructura, exercises/ generado por nbgrader, sin filtraciones y calificación justa.
 
 La calificación corre con nbgrader real y el kernel aislado: la solución de
 referencia saca todos los puntos automáticos, el ejercicio sin tocar saca 0 y

@@ -120,7 +120,7 @@ def test_un_cuaderno_sin_marcas_da_un_error_en_espanol(tmp_path):
     with pytest.raises(ValueError, match="no tiene las marcas"):
         pl.escribir_encabezado(ruta, "11")
     with pytest.raises(ValueError, match="no tiene modo completo"):
-        pl.fases("13")
+        pl.fases("14")
     with pytest.raises(FileNotFoundError, match="No encuentro el cuaderno de la lección 11"):
         pl.cuaderno("11", tmp_path / "sin_lecciones")
 
@@ -146,6 +146,8 @@ SUPUESTOS = {
     "12": ["max_length, lote, epocas_sft, tasa_sft = 512, 4, 3, 2e-4",
            'pares_dpo, lote_dpo, epocas_dpo, tasa_dpo = pares["train"], 4, 2, 5e-5', "r=16",
            "activation_checkpointing=ENTORNO.gpu is not None"],
+    "13": ['MODELO, SECUENCIA = recursos.nombre_modelo("causal", "completo"), 128',
+           "PASOS, LOTE_POR_DISPOSITIVO = 4, 4", "--lote-por-dispositivo", 'dtype=torch.float32'],
 }
 
 

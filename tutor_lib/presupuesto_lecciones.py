@@ -148,7 +148,7 @@ def _veces(n: int, tope: int | None) -> int:
 
 
 def fases(leccion: str, receta: recursos.Receta | None = None) -> list[Fase]:
-    """Las fases del modo completo de ``leccion`` ("01" … "12"). Cada bloque cita la celda que describe.
+    """Las fases del modo completo de ``leccion`` ("01" … "13"). Cada bloque cita la celda que describe.
 
     ``receta`` reemplaza la receta del modo completo (``recursos.RECETAS["completo"]``): sirve para decir
     cuánto costaría una variante, como entrenar la lección 3 con todas las reseñas.
@@ -243,10 +243,21 @@ def fases(leccion: str, receta: recursos.Receta | None = None) -> list[Fase]:
                  metodo="lora", r=16, modulos="all-linear", checkpointing=True, sin_gradiente_por_paso=8,
                  evaluadas=2 * filas_del_curso("preferencias", "validation")),
         ]
+    if leccion == "13":
+        # El modo completo necesita al menos 2 GPUs; se presupuesta lo mínimo, 2 (por ejemplo, las dos T4 de
+        # Kaggle), por GPU. Qwen en fp32 con bloques de 128 tokens y 4 pasos por corrida: las referencias en una
+        # sola GPU (bucle y Trainer) llevan el lote efectivo entero (4 por GPU × 2); las corridas repartidas
+        # (bucle, Trainer, FSDP2 y ZeRO-1), 4 secuencias en cada GPU.
+        return [
+            Fase("referencias en una GPU: bucle y Trainer, lote 8 de 128 tokens", "causal", 8, 128, pasos=4,
+                 repeticiones=2, precision="fp32"),
+            Fase("por GPU (2): bucle, Trainer, FSDP2 y ZeRO-1, lote 4 de 128 tokens", "causal", 4, 128,
+                 pasos=4, repeticiones=4, precision="fp32"),
+        ]
     raise ValueError(f"La lección {leccion!r} no tiene modo completo en GPU; las que sí: {', '.join(LECCIONES)}.")
 
 
-LECCIONES = ("01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12")
+LECCIONES = ("01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12", "13")
 
 
 @lru_cache(maxsize=None)
@@ -356,6 +367,10 @@ def texto_encabezado(leccion: str) -> str:
         texto += (f" Con más tiempo, escribe en la sección 4 `receta = dataclasses.replace(receta, "
                   f"muestras_entrenamiento=None)` (después de `import dataclasses`) para entrenar con las "
                   f"{_miles(resenas_utiles('train'))} reseñas: {_minutos(entera.segundos)} estimados de GPU.")
+    if leccion == "13":  # no corre en una sola T4: las cifras son por GPU en una máquina con dos
+        texto = texto.replace("**En una T4 de Colab** (estimación",
+                              "**En cada GPU de una máquina con 2 T4** (como la de Kaggle; estimación", 1)
+        texto += " Con una sola GPU, como en Colab, la lección corre en la CPU."
     return texto
 
 

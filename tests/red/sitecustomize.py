@@ -8,6 +8,7 @@ aunque la biblioteca que lo intentó se trague la excepción.
 """
 
 import os
+import sys
 
 if os.environ.get("TUTOR_BLOQUEAR_RED") == "1":
     import ipaddress
@@ -34,7 +35,8 @@ if os.environ.get("TUTOR_BLOQUEAR_RED") == "1":
     def _anotar(destino) -> None:
         if _registro:
             with open(_registro, "a", encoding="utf-8") as f:
-                f.write(f"{os.getpid()} {destino!r}\n")
+                programa = " ".join(sys.argv)[:160]  # quién fue: para encontrarlo si pasa en CI
+                f.write(f"{os.getpid()} {destino!r} [{programa}]\n")
 
     def _revisar(sock, direccion) -> None:
         if sock.family in (socket.AF_INET, socket.AF_INET6):
