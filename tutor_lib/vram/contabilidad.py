@@ -21,9 +21,9 @@ from tutor_lib.vram.base import (
     _real,
 )
 from tutor_lib.vram.catalogo import buscar_gpu, memoria_utilizable
+from tutor_lib.vram.estructura import _Estructura, _cargar_estructura
 from tutor_lib.vram.particion import comunicacion_por_paso, particionar
 from tutor_lib.vram.particion import validar as validar_particion
-from tutor_lib.vram.estructura import _Estructura, _cargar_estructura
 
 # --------------------------------------------------------------------------
 # Bytes por parámetro (la tabla de la lección 07)
