@@ -110,6 +110,38 @@ def medir() -> list[tuple[str, str, str]]:
     return filas
 
 
+def zero2_deepspeed(total: int, gpus: int) -> int:
+    """``estimate_zero2_model_states_mem_needs`` de DeepSpeed 0.19.8 sin offload (stage_1_and_2.py):
+    ``gpu_mem = 2 * total_params + int(18 * total_params / total_gpus)``."""
+    return 2 * total + int(18 * total / gpus)
+
+
+def zero3_deepspeed(total: int, capa: int, gpus: int) -> int:
+    """``estimate_zero3_model_states_mem_needs`` de DeepSpeed 0.19.8 sin offload (stage3.py):
+    ``gpu_mem = 4 * largest_layer_params + int(18 * total_params / total_gpus)``."""
+    return 4 * capa + int(18 * total / gpus)
+
+
+def estimadores_deepspeed():
+    """``(zero2, zero3, reales)``: las funciones de DeepSpeed si se puede importar (no es dependencia del
+    curso; ``reales`` es True) o, si no, sus fórmulas transcritas (:func:`zero2_deepspeed`,
+    :func:`zero3_deepspeed`). Las usan esta tabla y tests/test_vram_particion.py."""
+    try:
+        from deepspeed.runtime.zero.stage3 import estimate_zero3_model_states_mem_needs
+        from deepspeed.runtime.zero.stage_1_and_2 import estimate_zero2_model_states_mem_needs
+    except Exception:  # noqa: BLE001
+        return zero2_deepspeed, zero3_deepspeed, False
+
+    def zero2(total, gpus):
+        return estimate_zero2_model_states_mem_needs(total, gpus, cpu_offload=False)[1]
+
+    def zero3(total, capa, gpus):
+        return estimate_zero3_model_states_mem_needs(total, capa, gpus, cpu_offload=False,
+                                                     cpu_offload_params=False)[1]
+
+    return zero2, zero3, True
+
+
 def _filas_particion() -> list[tuple[str, str, str]]:
     """ZeRO por GPU: la calculadora (contabilidad del artículo) frente a los estimadores de DeepSpeed.
 
@@ -118,27 +150,9 @@ def _filas_particion() -> list[tuple[str, str, str]]:
     """
     from tutor_lib import vram
 
-    try:
-        from deepspeed.runtime.zero.stage3 import estimate_zero3_model_states_mem_needs
-        from deepspeed.runtime.zero.stage_1_and_2 import estimate_zero2_model_states_mem_needs
-
-        def ds2(total, gpus):
-            return estimate_zero2_model_states_mem_needs(total, gpus, cpu_offload=False)[1]
-
-        def ds3(total, capa, gpus):
-            return estimate_zero3_model_states_mem_needs(total, capa, gpus, cpu_offload=False,
-                                                         cpu_offload_params=False)[1]
-
-        origen = "funciones de DeepSpeed instalado"
-    except Exception:  # noqa: BLE001
-
-        def ds2(total, gpus):
-            return 2 * total + int(18 * total / gpus)
-
-        def ds3(total, capa, gpus):
-            return 4 * capa + int(18 * total / gpus)
-
-        origen = "fórmulas de DeepSpeed 0.19.8 (2Ψ + 18Ψ/N; 4·capa + 18Ψ/N)"
+    ds2, ds3, reales = estimadores_deepspeed()
+    origen = ("funciones de DeepSpeed instalado" if reales
+              else "fórmulas de DeepSpeed 0.19.8 (2Ψ + 18Ψ/N; 4·capa + 18Ψ/N)")
     filas = []
     for total, gpus in ((7_000_000_000, 8), (70_000_000_000, 8), (70_000_000_000, 64)):
         capa = total // 40

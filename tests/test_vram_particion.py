@@ -9,7 +9,8 @@ Tres referencias externas:
 2. **Los estimadores de DeepSpeed** (0.19.8, ``estimate_zero2_model_states_mem_needs`` en
    ``deepspeed/runtime/zero/stage_1_and_2.py`` y ``estimate_zero3_model_states_mem_needs`` en
    ``deepspeed/runtime/zero/stage3.py``, sin descarga a la CPU). DeepSpeed no está entre las
-   dependencias del curso; sus fórmulas están transcritas abajo y se comprobaron aquí contra las
+   dependencias del curso; sus fórmulas están transcritas en ``benchmarks/b_vram.py`` (la misma tabla de
+   benchmarks las usa) y se comprobaron aquí contra las
    funciones reales (instaladas aparte, 5 de diciembre de 2026): 7e9 parámetros en 4 GPUs dan
    45 500 000 000 bytes (ZeRO-2) y, con una capa mayor de 5e8, 33 500 000 000 (ZeRO-3). Si
    ``deepspeed`` se puede importar, la prueba llama también a las funciones de verdad.
@@ -28,6 +29,9 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.b_vram import estimadores_deepspeed
+from benchmarks.b_vram import zero2_deepspeed as _deepspeed_zero2
+from benchmarks.b_vram import zero3_deepspeed as _deepspeed_zero3
 from tutor_lib import vram
 
 RAIZ = Path(__file__).resolve().parents[1]
@@ -61,16 +65,6 @@ def test_reproduce_la_tabla_1_del_articulo_de_zero(n):
     assert base.estatica_bytes == 120 * vram.GB  # DDP: nada se divide
 
 
-def _deepspeed_zero2(total, gpus):
-    # stage_1_and_2.py: gpu_mem = 2 * total_params + int(18 * total_params / total_gpus)
-    return 2 * total + int(18 * total / gpus)
-
-
-def _deepspeed_zero3(total, capa_mayor, gpus):
-    # stage3.py: gpu_mem = largest_layer_memory + int(18 * total_params / total_gpus), con 4 B por parámetro de la capa
-    return 4 * capa_mayor + int(18 * total / gpus)
-
-
 def test_las_formulas_transcritas_de_deepspeed_dan_lo_que_dieron_sus_funciones():
     assert _deepspeed_zero2(7_000_000_000, 4) == 45_500_000_000
     assert _deepspeed_zero3(7_000_000_000, 500_000_000, 4) == 33_500_000_000
@@ -97,17 +91,13 @@ def test_coincide_con_deepspeed_salvo_lo_que_deepspeed_guarda_de_mas(total, gpus
 
 
 def test_con_deepspeed_instalado_las_funciones_reales():
-    try:
-        from deepspeed.runtime.zero.stage3 import estimate_zero3_model_states_mem_needs
-        from deepspeed.runtime.zero.stage_1_and_2 import estimate_zero2_model_states_mem_needs
-    except Exception:  # noqa: BLE001 (no es dependencia del curso)
+    zero2, zero3, reales = estimadores_deepspeed()
+    if not reales:
         pytest.skip("deepspeed no está instalado (no es dependencia del curso): quedan las fórmulas transcritas")
     for total, gpus in CONFIGURACIONES_DEEPSPEED:
         total = int(total)
-        assert estimate_zero2_model_states_mem_needs(total, gpus, cpu_offload=False)[1] == _deepspeed_zero2(total, gpus)
-        assert (estimate_zero3_model_states_mem_needs(total, total // 40, gpus, cpu_offload=False,
-                                                      cpu_offload_params=False)[1]
-                == _deepspeed_zero3(total, total // 40, gpus))
+        assert zero2(total, gpus) == _deepspeed_zero2(total, gpus)
+        assert zero3(total, total // 40, gpus) == _deepspeed_zero3(total, total // 40, gpus)
 
 
 def test_que_divide_cada_estrategia():
