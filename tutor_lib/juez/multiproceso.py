@@ -306,7 +306,7 @@ def lanzar(codigo: str, procesos: int = 2, *, funciones=(), tiempo_max: float = 
 
 # -- lado de cada proceso --------------------------------------------------------------------
 
-def _trabajar(carpeta: str, rank: int) -> dict:
+def _trabajar(carpeta: str, rank: int, programa: dict) -> dict:
     import datetime
     import math
 
@@ -317,8 +317,6 @@ def _trabajar(carpeta: str, rank: int) -> dict:
 
     from tutor_lib.juez.puente import correr
 
-    with open(os.path.join(carpeta, "programa.json"), encoding="utf-8") as f:
-        programa = json.load(f)
     procesos = int(programa["procesos"])
     torch.set_num_threads(1)
     try:
@@ -352,11 +350,12 @@ def _trabajar(carpeta: str, rank: int) -> dict:
 
 def main() -> None:
     carpeta, rank = sys.argv[1], int(sys.argv[2])
+    with open(os.path.join(carpeta, "programa.json"), encoding="utf-8") as f:
+        programa = json.load(f)
     if hasattr(signal, "alarm"):
         # Si el notebook que lo lanzó muere sin matarlo, el proceso no queda colgado para siempre.
-        with open(os.path.join(carpeta, "programa.json"), encoding="utf-8") as f:
-            signal.alarm(int(json.load(f)["tiempo_max"]) + 10)
-    respuesta = _trabajar(carpeta, rank)
+        signal.alarm(int(programa["tiempo_max"]) + 10)
+    respuesta = _trabajar(carpeta, rank, programa)
     sys.stdout.flush()
     with open(os.path.join(carpeta, f"resultado-{rank}.json"), "w", encoding="utf-8") as f:
         json.dump(respuesta, f)

@@ -36,13 +36,13 @@ from tutor_lib.vram.base import _entero, _opcion
 
 ESTRATEGIAS = ("ddp", "zero1", "zero2", "zero3", "fsdp")
 
-#: Componentes que cada estrategia divide entre las GPUs (los demás quedan enteros en cada una).
+_ZERO1 = ("estados_optimizador", "copia_maestra_fp32")
+_ZERO2 = _ZERO1 + ("gradientes",)
+_ZERO3 = _ZERO2 + ("pesos", "constantes_cuantizacion")
+#: Componentes que cada estrategia divide entre las GPUs (los demás quedan enteros en cada una): cada
+#: etapa de ZeRO divide lo de la anterior y algo más; FSDP ``FULL_SHARD`` es ZeRO-3.
 QUE_PARTICIONA: dict[str, tuple[str, ...]] = {
-    "ddp": (),
-    "zero1": ("estados_optimizador", "copia_maestra_fp32"),
-    "zero2": ("estados_optimizador", "copia_maestra_fp32", "gradientes"),
-    "zero3": ("estados_optimizador", "copia_maestra_fp32", "gradientes", "pesos", "constantes_cuantizacion"),
-    "fsdp": ("estados_optimizador", "copia_maestra_fp32", "gradientes", "pesos", "constantes_cuantizacion"),
+    "ddp": (), "zero1": _ZERO1, "zero2": _ZERO2, "zero3": _ZERO3, "fsdp": _ZERO3,
 }
 
 GPUS_MAXIMAS = 1 << 20
