@@ -535,6 +535,14 @@ def conectar(puerto):
     return s.recv(64).decode()
 # El servidor del anfitrión escucha en su 127.0.0.1: desde adentro no debe responder.
 res["anfitrion"] = intento(lambda: conectar(PUERTO_ANFITRION))
+# Un socket Unix «abstracto» (sin archivo) del anfitrión: esos nombres son del espacio de red, así que
+# encender el loopback propio no debe abrir ese camino.
+def conectar_abstracto():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(3)
+    s.connect(NOMBRE_ABSTRACTO)
+    return s.recv(64).decode()
+res["abstracto"] = intento(conectar_abstracto)
 # El loopback propio sí: un servidor y un cliente, ambos adentro.
 servidor = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
 servidor.bind(("127.0.0.1", 0)); servidor.listen(1); servidor.settimeout(10)
@@ -550,7 +558,7 @@ import os, torch, torch.distributed as dist
 dist.init_process_group("gloo")
 t = torch.tensor([float(dist.get_rank() + 1)])
 dist.all_reduce(t)
-print("SUMA", dist.get_world_size(), t.item(), flush=True)
+os.write(1, f"SUMA {dist.get_world_size()} {t.item()}\\n".encode())  # una sola escritura: las líneas de los dos procesos no se mezclan
 dist.destroy_process_group()
 """
 open("gloo_prueba.py", "w").write(GLOO)
@@ -570,28 +578,36 @@ def test_loopback_propio_si_el_del_anfitrion_no(tmp_path):
     servidor.listen(4)
     servidor.settimeout(0.2)
     atendidos = []
+    abstracto = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    nombre_abstracto = f"\0tutor-prueba-{os.getpid()}"
+    abstracto.bind(nombre_abstracto)
+    abstracto.listen(4)
+    abstracto.settimeout(0.2)
 
     def atender():
         fin = time.monotonic() + 150
         while time.monotonic() < fin and not atendidos:
-            try:
-                conexion, _ = servidor.accept()
-            except OSError:
-                continue
-            atendidos.append(1)
-            conexion.sendall(b"secreto del anfitrion")
-            conexion.close()
+            for escucha in (servidor, abstracto):
+                try:
+                    conexion, _ = escucha.accept()
+                except OSError:
+                    continue
+                conexion.sendall(b"secreto del anfitrion")
+                conexion.close()
 
     hilo = threading.Thread(target=atender, daemon=True)
     hilo.start()
     try:
-        c = correr(tmp_path, ATAQUE_LOOPBACK, valores={"PUERTO_ANFITRION": servidor.getsockname()[1]},
+        c = correr(tmp_path, ATAQUE_LOOPBACK, valores={"PUERTO_ANFITRION": servidor.getsockname()[1],
+                                                       "NOMBRE_ABSTRACTO": nombre_abstracto},
                    timeout=180, cpu_s=200, memoria_mb=8192)
     finally:
         atendidos.append(0)
         servidor.close()
+        abstracto.close()
     r = c.res
     assert fallo(r["anfitrion"]) and "secreto" not in r["anfitrion"], r["anfitrion"]
+    assert fallo(r["abstracto"]) and "secreto" not in r["abstracto"], r["abstracto"]
     assert r["propio"] == "hola de adentro"
     assert r["gloo"] == 2, (r["gloo"], r["gloo_error"])
 

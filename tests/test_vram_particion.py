@@ -185,7 +185,8 @@ ids = torch.randint(0, modelo.config.vocab_size, (2, 16))
 modelo(input_ids=ids, labels=ids).loss.backward()
 optimizador.step()
 medido = vram.medir_estado(modelo, optimizador)
-print("MEDIDO " + json.dumps({"rank": dist.get_rank(), "mundo": dist.get_world_size(), **medido}), flush=True)
+fila = json.dumps({"rank": dist.get_rank(), "mundo": dist.get_world_size(), **medido})
+os.write(1, f"MEDIDO {fila}\n".encode())  # una sola escritura: las líneas de los dos procesos no se mezclan
 dist.destroy_process_group()
 '''
 
