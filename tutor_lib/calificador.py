@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -140,6 +141,9 @@ class Calificacion:
     pendiente_manual: float = 0.0
     aislamiento: dict = field(default_factory=dict)
     retroalimentacion: str | None = None
+    #: segundos: ``nbgrader_s`` (todo ``nbgrader autograde``) y, dentro, ``arranque_kernel_s``,
+    #: ``celdas_estudiante_s`` y ``pruebas_s`` (los mide el ejecutor del juez)
+    tiempos: dict = field(default_factory=dict)
 
     def como_dict(self) -> dict:
         return asdict(self)
@@ -264,24 +268,49 @@ class CursoTemporal:
     """
 
     def __init__(self, asignacion: str, limites: Limites | None = None, aislar: bool = True,
-                 ocultar_extra: list[Path] | None = None, raiz: Path | None = None):
+                 ocultar_extra: list[Path] | None = None, raiz: Path | None = None, gradebook: str | None = None,
+                 texto_fuente: str | None = None, carpeta: Path | None = None):
+        """Prepara la asignación (``nbgrader generate_assignment``) en una carpeta nueva.
+
+        ``gradebook``: la URL de la libreta (por omisión, un SQLite privado; ver
+        :mod:`tutor_lib.libreta`). ``texto_fuente``: el notebook fuente tal como lo
+        tiene quien reparte el trabajo (un trabajador de otra máquina califica con
+        esa versión, no con la suya). ``carpeta``: una carpeta que otro proceso de
+        esta misma máquina ya preparó para esta corrida; se usa tal cual, sin
+        volver a preparar, y no se borra al cerrar (la borra quien la creó).
+        """
         self.raiz_repo = raiz or raiz_curso()
         self.asig = asignacion
-        self.origen = fuente(asignacion, self.raiz_repo)
+        self.origen = fuente(asignacion, self.raiz_repo) if texto_fuente is None else None
         self.limites = limites or Limites()
         # El aislamiento usa espacios de nombres de Linux; en macOS o Windows se califica sin él
         # (y el informe lo dice).
         self.aislar = aislar and sys.platform.startswith("linux")
         self.ocultar_extra = [Path(p).resolve() for p in (ocultar_extra or [])]
-        self.D = Path(tempfile.mkdtemp(prefix=f"tutor-{asignacion}-")).resolve()
         self._candado = threading.Lock()
         self._numeros: dict[str, int] = {}
         self._base_sockets: Path | None = None
+        self._propia = carpeta is None
+        if carpeta is not None:
+            self.D = Path(carpeta).resolve()
+            self.privado, self.curso = self.D / "privado", self.D / "curso"
+            self.db_url = (self.privado / "libreta.url").read_text(encoding="utf-8")
+            # Sockets en una carpeta propia de este proceso: los números de estudiante de otro
+            # proceso que usa la misma carpeta no deben chocar con los de este.
+            self._base_sockets = Path(tempfile.mkdtemp(prefix="tutor-s-", dir="/tmp" if Path("/tmp").is_dir() else None))
+            self.liberado = nbformat.read(self.curso / "liberado" / asignacion / f"{asignacion}.ipynb", as_version=4)
+            return
+        self.D = Path(tempfile.mkdtemp(prefix=f"tutor-{asignacion}-")).resolve()
         self.privado = self.D / "privado"
         self.curso = self.D / "curso"
+        self.db_url = gradebook or f"sqlite:///{self.privado / 'gradebook.db'}"
         destino = self.privado / "fuente" / asignacion
         destino.mkdir(parents=True)
-        shutil.copy2(self.origen, destino / self.origen.name)
+        if texto_fuente is None:
+            shutil.copy2(self.origen, destino / self.origen.name)
+        else:
+            (destino / f"{asignacion}.ipynb").write_text(texto_fuente, encoding="utf-8")
+        (self.privado / "libreta.url").write_text(self.db_url, encoding="utf-8")
         self.curso.mkdir()
         (self.curso / "nbgrader_config.py").write_text(
             CONFIG.format(
@@ -289,7 +318,7 @@ class CursoTemporal:
                 config_curso=str(self.raiz_repo / "course" / "nbgrader_config.py"),
                 raiz=str(self.curso),
                 fuente=str(self.privado / "fuente"),
-                db=f"sqlite:///{self.privado / 'gradebook.db'}",
+                db=self.db_url,
                 tiempo_celda=self.limites.tiempo_celda,
                 # sockets de archivo: el kernel aislado vive en otro espacio de red
                 transporte='c.KernelManager.transport = "ipc"\n' if self.aislar else "",
@@ -303,12 +332,16 @@ class CursoTemporal:
         (kernel / "kernel.json").write_text(
             json.dumps({"argv": argv, "display_name": "Python 3 (calificación)", "language": "python"})
         )
-        self._nbgrader("generate_assignment", asignacion, "--force", tiempo=300)
+        # Un trabajador de otra máquina prepara con una libreta privada: las celdas y puntos ya los
+        # escribió en la libreta compartida quien reparte, con el mismo notebook fuente.
+        privada = [] if texto_fuente is None else [f"--CourseDirectory.db_url=sqlite:///{self.privado / 'preparacion.db'}"]
+        self._nbgrader("generate_assignment", asignacion, "--force", *privada, tiempo=300)
         self.liberado = nbformat.read(self.curso / "liberado" / asignacion / f"{asignacion}.ipynb", as_version=4)
 
     # -- utilidades --
     def cerrar(self) -> None:
-        shutil.rmtree(self.D, ignore_errors=True)
+        if self._propia:
+            shutil.rmtree(self.D, ignore_errors=True)
         if self._base_sockets is not None and not aislamiento.dentro_de(self._base_sockets, self.D):
             shutil.rmtree(self._base_sockets, ignore_errors=True)
 
@@ -419,6 +452,7 @@ class CursoTemporal:
         carpeta = self.curso / "submitted" / estudiante / self.asig
         carpeta.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, carpeta / f"{self.asig}.ipynb")
+        inicio = time.perf_counter()
         try:
             proc = self._nbgrader("autograde", self.asig, "--student", estudiante, "--force",
                                   tiempo=self.limites.tiempo_total, estudiante=estudiante)
@@ -437,13 +471,19 @@ class CursoTemporal:
                 estado="error", avisos=avisos, mensaje=_explicar_fallo(proc.stdout),
                 aislamiento=self._informe_aislamiento(estudiante), **base,
             )
+        tiempos = {"nbgrader_s": time.perf_counter() - inicio}
+        try:
+            medidos = json.loads((self.D / "juez" / estudiante / "tiempos.json").read_text())
+            tiempos.update({k: float(v) for k, v in medidos.items() if isinstance(v, (int, float))})
+        except (OSError, ValueError):
+            pass
         retro = self._retroalimentacion(estudiante) if retroalimentacion else None
         partes, obtenidos, pendiente = self._partes(estudiante, nbformat.read(autocalificado, as_version=4))
         return Calificacion(
             asignacion=self.asig, estudiante=estudiante, estado="calificado", puntos=obtenidos,
             maximo=base["maximo"], mensaje=f"{_num(obtenidos)} de {_num(base['maximo'])} puntos.",
             partes=partes, avisos=avisos, pendiente_manual=pendiente,
-            aislamiento=self._informe_aislamiento(estudiante), retroalimentacion=retro,
+            aislamiento=self._informe_aislamiento(estudiante), retroalimentacion=retro, tiempos=tiempos,
         )
 
     def _retroalimentacion(self, estudiante: str) -> str | None:
@@ -490,7 +530,7 @@ class CursoTemporal:
         mensajes = mensajes_de_pruebas(autocalificado, self.limites)
         orden = [_nbg(c)["grade_id"] for c in self.liberado.cells if _nbg(c).get("grade")]
         partes, pendiente = {}, 0.0
-        with Gradebook(f"sqlite:///{self.privado / 'gradebook.db'}") as gb:
+        with Gradebook(self.db_url) as gb:
             sub = gb.find_submission_notebook(self.asig, self.asig, estudiante)
             total = float(sub.score)
             for g in sub.grades:
@@ -515,6 +555,13 @@ class CursoTemporal:
             return json.loads(ruta.read_text())
         except (OSError, json.JSONDecodeError):
             return {"completo": False, "protecciones": [], "error": "el kernel no llegó a arrancar"}
+
+
+def _morir_con_el_padre() -> None:
+    """En el hijo, antes de ``exec``: si muere el hilo que lanzó nbgrader (un trabajador
+    matado), nbgrader recibe SIGKILL y no sigue escribiendo notas por su cuenta. Solo llama
+    a una función de libc ya cargada (nada de importar ni reservar memoria tras ``fork``)."""
+    aislamiento._libc.prctl(aislamiento.PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 def _num(x: float) -> str:
@@ -550,7 +597,8 @@ def _explicar_fallo(salida: str) -> str:
 # --- toda una clase ----------------------------------------------------------------
 
 
-# EntregaEncontrada, entregas_de_carpeta y _extraer_zip viven en tutor_lib.entregas.
+# EntregaEncontrada, entregas_de_carpeta y _extraer_zip viven en tutor_lib.entregas; la corrida de
+# toda una clase (reparto entre trabajadores, reanudación) en tutor_lib.clase.
 
 
 def celda_csv(valor) -> str:
@@ -563,118 +611,11 @@ def celda_csv(valor) -> str:
     return "'" + texto if texto[:1] in ("=", "+", "-", "@", "\t", "\r") else texto
 
 
-def calificar_clase(asignacion: str, carpeta: Path, salida: Path | None = None, limites: Limites | None = None,
-                    aislar: bool = True, progreso=None, procesos: int | None = None) -> dict:
-    """Califica todas las entregas de ``carpeta`` (o de un zip); escribe CSV, JSON y retroalimentación.
+def calificar_clase(*args, **kwargs) -> dict:
+    """Toda una clase: ver :func:`tutor_lib.clase.calificar_clase` (aquí por compatibilidad)."""
+    from tutor_lib.clase import calificar_clase as _calificar_clase
 
-    Una entrega rota, manipulada o que no termina se marca con su estado y las
-    demás se califican igual. Las entregas originales no se tocan, ni se siguen
-    enlaces en ellas: cada notebook se copia primero, sin seguir nada, a una
-    carpeta privada (ver :mod:`tutor_lib.entregas`). Lo que no se califica queda
-    en ``omitidas`` con su motivo. ``procesos`` entregas se califican a la vez
-    (por omisión, la mitad de los núcleos); la retroalimentación HTML se genera
-    al final con una sola llamada a nbgrader.
-    """
-    from concurrent.futures import ThreadPoolExecutor
-
-    import csv
-    import datetime
-
-    fuente(asignacion)  # una asignación que no existe se dice antes que nada
-    carpeta = Path(carpeta).resolve()
-    if not carpeta.exists():
-        raise FileNotFoundError(f"No existe {carpeta}.")
-    base = carpeta.with_suffix("") if carpeta.is_file() else carpeta
-    salida = Path(salida).resolve() if salida else base.parent / f"calificaciones_{asignacion}"
-    if aislamiento.dentro_de(salida, carpeta):
-        raise ValueError("La carpeta de salida no puede estar dentro de la carpeta de entregas.")
-    if salida.exists() and any(salida.iterdir()):
-        # Nada se pierde: la corrida anterior queda a un lado con su fecha.
-        marca = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-        salida.rename(salida.with_name(f"{salida.name}.anterior-{marca}"))
-    salida.mkdir(parents=True, exist_ok=True)
-
-    tmp = Path(tempfile.mkdtemp(prefix="tutor-entregas-"))
-    try:
-        if carpeta.is_file():
-            if carpeta.suffix.lower() != ".zip":
-                raise ValueError(f"{carpeta.name} no es una carpeta ni un .zip de entregas.")
-            raiz_entregas = _extraer_zip(carpeta, tmp / "zip")  # aparte de las copias de tmp/copias
-        elif carpeta.is_dir():
-            raiz_entregas = carpeta
-        exploracion = explorar_entregas(raiz_entregas, asignacion, copiar_a=tmp / "copias")
-        entregas, omitidas = exploracion.entregas, exploracion.omitidas
-        if not entregas:
-            detalle = "; ".join(f"{o.nombre}: {o.motivo}" for o in omitidas[:5])
-            raise ValueError(f"No encontré entregas en {carpeta}: espero una subcarpeta por estudiante con su notebook."
-                             + (f" Omití {len(omitidas)}: {detalle}." if omitidas else ""))
-        resultados: dict[str, Calificacion] = {}
-        with CursoTemporal(asignacion, limites=limites, aislar=aislar,
-                           ocultar_extra=[carpeta, raiz_entregas, salida, tmp]) as curso:
-            def una(e: EntregaEncontrada) -> Calificacion:
-                if e.ruta is None:
-                    problema = e.problema[:1].upper() + e.problema[1:]
-                    return Calificacion(asignacion, e.id, e.estado or "sin entrega", 0.0, curso.maximo(), problema + ".")
-                try:
-                    return curso.calificar(e.id, e.ruta, retroalimentacion=False)
-                except Exception as exc:  # una entrega nunca detiene a la clase
-                    return Calificacion(asignacion, e.id, "error", 0.0, curso.maximo(),
-                                        f"Falla inesperada al calificar: {type(exc).__name__}: {exc}")
-
-            procesos = max(1, procesos or (os.cpu_count() or 2) // 2)
-            with ThreadPoolExecutor(max_workers=procesos) as grupo:
-                for e, cal in zip(entregas, grupo.map(una, entregas)):
-                    resultados[e.id] = cal
-                    if progreso:
-                        progreso(f"{e.id:<24} {cal.estado:<15} {cal.puntos:g}/{cal.maximo:g}  {cal.mensaje}")
-            for id_, html in curso.retroalimentacion_de_todos(
-                    [i for i, c in resultados.items() if c.estado == "calificado"]).items():
-                destino = salida / "retroalimentacion" / id_
-                destino.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(html, destino / f"{asignacion}.html")
-                resultados[id_].retroalimentacion = str(destino / f"{asignacion}.html")
-            maximo = curso.maximo()
-            shutil.copy2(curso.privado / "gradebook.db", salida / "gradebook.db")
-            # El registro de nbgrader de cada entrega, para investigar un «error» (solo para ti).
-            if (curso.privado / "registros").is_dir():
-                shutil.copytree(curso.privado / "registros", salida / "registros")
-            aislamientos = [c.aislamiento for c in resultados.values() if c.aislamiento]
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-
-    partes = [p.id for c in resultados.values() for p in c.partes]
-    partes = list(dict.fromkeys(partes))
-    with open(salida / "calificaciones.csv", "w", newline="", encoding="utf-8", errors="replace") as f:
-        w = csv.writer(f)
-        w.writerow(["estudiante", "nombre_original", "estado", "puntos", "maximo", "pendiente_manual", *partes, "mensaje"])
-        nombres = {e.id: e.nombre for e in entregas}
-        for id_, c in resultados.items():
-            por_parte = {p.id: ("" if p.puntos is None else f"{p.puntos:g}") for p in c.partes}
-            fila = [id_, nombres[id_], c.estado, f"{c.puntos:g}", f"{c.maximo:g}", f"{c.pendiente_manual:g}",
-                    *[por_parte.get(p, "") for p in partes], c.mensaje]
-            w.writerow([celda_csv(x) for x in fila])
-    if progreso:
-        for o in omitidas:
-            progreso(f"{'(omitida)':<24} {o.nombre}: {o.motivo}")
-    datos = {
-        "asignacion": asignacion,
-        "maximo": maximo,
-        "estudiantes": {id_: {"puntos": c.puntos, "estado": c.estado, "mensaje": c.mensaje} for id_, c in resultados.items()},
-        "salida": str(salida),
-        "aislamiento": {
-            "completo": bool(aislamientos) and all(a.get("completo") for a in aislamientos),
-            "protecciones": aislamientos[0].get("protecciones", []) if aislamientos else [],
-        },
-        "omitidas": [o.como_dict() for o in omitidas],
-    }
-    (salida / "calificaciones.json").write_text(json.dumps(datos, ensure_ascii=False, indent=2), encoding="utf-8",
-                                                errors="replace")
-    detalle = {id_: c.como_dict() for id_, c in resultados.items()}
-    for d in detalle.values():
-        d.pop("retroalimentacion", None)
-    (salida / "detalle.json").write_text(json.dumps(detalle, ensure_ascii=False, indent=1), encoding="utf-8",
-                                         errors="replace")
-    return datos
+    return _calificar_clase(*args, **kwargs)
 
 
 def resumen_asignaciones(raiz: Path | None = None) -> list[dict]:

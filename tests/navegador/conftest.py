@@ -311,8 +311,9 @@ def pagina(navegador, request):
     nombre = re.sub(r"[^A-Za-z0-9_.-]", "_", request.node.name)
     informe = getattr(request.node, "informe_call", None)
     fallo = informe is None or informe.failed
-    try:  # que la captura muestre el estado final, no un redibujo a medias
-        pagina.locator(".jp-StatusBar-Widget", has_text=re.compile(r"\|\s*Idle")).first.wait_for(timeout=30_000)
+    try:  # que la captura muestre el estado final, no un redibujo a medias (una terminal no tiene kernel)
+        if pagina.locator(".jp-NotebookPanel:visible").count():
+            pagina.locator(".jp-StatusBar-Widget", has_text=re.compile(r"\|\s*Idle")).first.wait_for(timeout=30_000)
         pagina.wait_for_timeout(500)
     except Exception:
         pass

@@ -4,12 +4,16 @@
 de entregas de un LMS). Escribe en ``--salida`` (por omisión
 ``calificaciones_<ASIGNACION>`` junto a ``CARPETA``): ``calificaciones.csv``,
 ``calificaciones.json``, ``detalle.json``, ``retroalimentacion/<id>/<asig>.html``
-y una copia de la libreta ``gradebook.db``.
+la libreta ``gradebook.db`` (o las notas en PostgreSQL con ``--gradebook``),
+``avance.jsonl`` y ``autocalificados/`` (para reanudar sin calificar dos veces).
 
 Contrato de ``--json``: ``{"asignacion", "maximo", "estudiantes": {id: {"puntos",
-"estado", "mensaje"}}}`` y además ``salida`` y ``aislamiento``. ``estado`` es uno de
-``calificado``, ``error``, ``tiempo agotado``, ``inválido``, ``sin entrega``.
-Ver :mod:`tutor_lib.calificador` y course/GUIA_INSTRUCTOR.md.
+"estado", "mensaje"}}}`` y además ``salida``, ``aislamiento``, ``omitidas``,
+``libreta`` (la URL sin contraseña) y ``progreso`` (``total``, ``calificadas``,
+``reutilizadas``, ``fallidas``, ``trabajadores``, ``segundos``,
+``entregas_por_minuto``). ``estado`` es uno de ``calificado``, ``error``,
+``tiempo agotado``, ``inválido``, ``sin entrega``.
+Ver :mod:`tutor_lib.clase` y course/GUIA_INSTRUCTOR.md.
 """
 
 from __future__ import annotations
@@ -31,16 +35,26 @@ def configurar(parser) -> None:
     parser.add_argument("--tiempo-total", type=int, default=600, metavar="S", help="segundos máximos por entrega (600)")
     parser.add_argument("--memoria-mb", type=int, default=4096, metavar="MB", help="memoria virtual máxima del kernel (4096)")
     parser.add_argument("--procesos", type=int, default=0, metavar="N",
-                        help="entregas que se califican a la vez (por omisión, la mitad de los núcleos)")
+                        help="trabajadores locales (Dask) que califican a la vez (por omisión, la mitad de los núcleos)")
+    parser.add_argument("--cluster", metavar="DIRECCION",
+                        help="planificador de Dask con trabajadores ya iniciados, p. ej. tcp://10.0.0.5:8786 "
+                             "(requiere --gradebook postgresql://...)")
+    parser.add_argument("--gradebook", metavar="URL",
+                        help="libreta de nbgrader: postgresql://usuario@servidor/base (por omisión, "
+                             "gradebook.db en la carpeta de salida)")
     parser.add_argument("--sin-aislamiento", action="store_true",
                         help="no aísla el kernel (solo para depurar: el código de los estudiantes corre con tus permisos)")
 
 
 def ejecutar(args) -> Resultado:
-    from tutor_lib.calificador import Limites, calificar_clase
+    from tutor_lib import formato
+    from tutor_lib.calificador import Limites
+    from tutor_lib.clase import calificar_clase
 
     if args.procesos < 0:
         raise ValueError("--procesos debe ser 0 (automático) o un número positivo.")
+    if args.cluster and args.procesos:
+        raise ValueError("Usa --cluster o --procesos, no los dos: con --cluster trabajan los trabajadores del clúster.")
     for opcion in ("tiempo_celda", "tiempo_total", "memoria_mb"):
         if getattr(args, opcion) <= 0:
             raise ValueError(f"--{opcion.replace('_', '-')} debe ser positivo.")
@@ -48,13 +62,18 @@ def ejecutar(args) -> Resultado:
     avance = None if args.json else (lambda linea: print(linea, file=sys.stderr, flush=True))
     datos = calificar_clase(args.asignacion, Path(args.carpeta), Path(args.salida) if args.salida else None,
                             limites=limites, aislar=not args.sin_aislamiento, progreso=avance,
-                            procesos=args.procesos or None)
+                            procesos=args.procesos or None, gradebook=args.gradebook, cluster=args.cluster,
+                            barra=not args.json and sys.stderr.isatty())
     estudiantes = datos["estudiantes"]
     calificados = sum(1 for e in estudiantes.values() if e["estado"] == "calificado")
+    cifras = datos["progreso"]
     lineas = [
         f"{args.asignacion}: {calificados} de {len(estudiantes)} entregas calificadas (máximo {datos['maximo']:g} puntos).",
+        f"Calificadas ahora: {cifras['calificadas']} en {formato.numero(cifras['segundos'], 1)} s con "
+        f"{cifras['trabajadores']} trabajadores; sin cambios desde la corrida anterior: {cifras['reutilizadas']}.",
         f"Notas: {datos['salida']}/calificaciones.csv",
         f"Retroalimentación: {datos['salida']}/retroalimentacion/",
+        f"Libreta: {datos['libreta']}",
     ]
     if not datos["aislamiento"]["completo"]:
         lineas.append("Atención: el kernel NO quedó aislado por completo (ver detalle.json y la guía del instructor).")

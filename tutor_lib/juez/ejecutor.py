@@ -34,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 from nbformat.v4 import new_code_cell, output_from_msg
 from nbgrader.preprocessors import Execute
@@ -210,6 +211,8 @@ class EjecutarConJuez(Execute):
         from nbclient import NotebookClient
         from nbformat import from_dict
 
+        inicio = time.perf_counter()
+        tiempos: dict[str, float] = {}
         NotebookClient.__init__(self, nb, km)
         self.reset_execution_trackers()
         self._check_assign_resources(resources)
@@ -233,10 +236,12 @@ class EjecutarConJuez(Execute):
                     enviadas.append(i)
             with self.setup_kernel():
                 info = self.wait_for_reply(self.kc.kernel_info())
+                tiempos["arranque_kernel_s"] = time.perf_counter() - inicio
                 self.nb.metadata["language_info"] = info["content"]["language_info"]
                 for i, celda in enumerate(celdas):
                     if not es_prueba(celda):
                         self.preprocess_cell(celda, resources, i)
+                tiempos["celdas_estudiante_s"] = time.perf_counter() - inicio - tiempos["arranque_kernel_s"]
                 vivo = True
                 for i in lado_juez:
                     if not vivo:
@@ -256,8 +261,13 @@ class EjecutarConJuez(Execute):
                     elif any(s.get("output_type") == "error" for s in salidas):
                         self.log.warning("La celda compartida %s falló en el juez: %s", i,
                                          [s.get("evalue") for s in salidas if s.get("output_type") == "error"])
+            tiempos["pruebas_s"] = (time.perf_counter() - inicio - tiempos["arranque_kernel_s"]
+                                    - tiempos["celdas_estudiante_s"])
         finally:
             juez.cerrar()
+        if self.carpeta_juez and tiempos:
+            # Para tutor calificar y benchmarks/b_escala.py: en qué se fue el tiempo de esta entrega.
+            (Path(self.carpeta_juez) / "tiempos.json").write_text(json.dumps(tiempos))
         self.set_widgets_metadata()
         self.resources = resources
         return self.nb, resources
