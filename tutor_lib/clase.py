@@ -208,6 +208,8 @@ def _calificar_todas(curso: CursoTemporal, entregas: list[EntregaEncontrada], sa
     cifras = {"total": len(tareas) + len(reutilizadas), "reutilizadas": len(reutilizadas), "calificadas": 0,
               "fallidas": 0, "trabajadores": 0, "segundos": 0.0, "entregas_por_minuto": None}
     indicador = _barra(barra, len(tareas), asig)
+    if progreso and not indicador.disable:  # las líneas pasan por tqdm para no romper la barra
+        progreso = lambda linea: indicador.write(linea, file=sys.stderr)  # noqa: E731
     try:
         if tareas:
             n = max(1, procesos or (os.cpu_count() or 2) // 2)

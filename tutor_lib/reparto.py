@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import socket
 import tempfile
 import threading
@@ -35,9 +36,12 @@ _CANDADO = threading.Lock()
 def motor(procesos: int, cluster: str | None = None):
     """Un ``distributed.Client``: el clúster en ``cluster`` o ``procesos`` trabajadores locales.
 
-    Los trabajadores locales son procesos de esta máquina con un hilo cada uno,
-    en 127.0.0.1, sin tablero web ni límite de memoria de Dask (el límite de
-    cada entrega lo pone el aislamiento).
+    Los trabajadores locales viven en este proceso, con un hilo cada uno: cada
+    entrega ya se califica en procesos aparte (nbgrader, el kernel aislado, el
+    juez), así que otro proceso por trabajador solo sumaría arranques (medido:
+    la clase de tests/test_ataques.py tardaba 13 s más con procesos). Sin
+    tablero web ni límite de memoria de Dask (el límite de cada entrega lo pone
+    el aislamiento).
     """
     try:
         from distributed import Client, LocalCluster
@@ -61,7 +65,7 @@ def motor(procesos: int, cluster: str | None = None):
         finally:
             cliente.close()
         return
-    with LocalCluster(n_workers=procesos, threads_per_worker=1, processes=True, host="127.0.0.1",
+    with LocalCluster(n_workers=procesos, threads_per_worker=1, processes=False, protocol="tcp://", host="127.0.0.1",
                       dashboard_address=None, memory_limit=0, silence_logs=logging.ERROR) as local, \
             Client(local) as cliente:
         yield cliente
@@ -69,6 +73,13 @@ def motor(procesos: int, cluster: str | None = None):
 
 def comprobar(cluster: str) -> None:
     """Falla pronto (``ValueError`` en español) si el planificador ``cluster`` no responde o no tiene trabajadores."""
+    tcp = re.fullmatch(r"(?:tcp://)?\[?([^\]/]+?)\]?:(\d+)/?", cluster.strip())
+    if tcp:  # si nadie escucha, decirlo ya: Dask reintentaría hasta su tiempo límite
+        try:
+            socket.create_connection((tcp.group(1), int(tcp.group(2))), timeout=10).close()
+        except OSError as exc:
+            raise ValueError(f"No pude conectarme al planificador de Dask en {cluster!r}: {exc.strerror or exc}. "
+                             "¿Está corriendo «dask scheduler» y se llega a ese puerto?") from None
     with motor(1, cluster):
         pass
 

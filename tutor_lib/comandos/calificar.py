@@ -69,8 +69,11 @@ def ejecutar(args) -> Resultado:
     cifras = datos["progreso"]
     lineas = [
         f"{args.asignacion}: {calificados} de {len(estudiantes)} entregas calificadas (máximo {datos['maximo']:g} puntos).",
-        f"Calificadas ahora: {cifras['calificadas']} en {formato.numero(cifras['segundos'], 1)} s con "
-        f"{cifras['trabajadores']} trabajadores; sin cambios desde la corrida anterior: {cifras['reutilizadas']}.",
+        (f"Calificadas ahora: {cifras['calificadas']} en {formato.numero(cifras['segundos'], 1)} s con "
+         f"{cifras['trabajadores']} trabajador{'' if cifras['trabajadores'] == 1 else 'es'} (fallidas: "
+         f"{cifras['fallidas']}); sin cambios desde la corrida "
+         f"anterior: {cifras['reutilizadas']}." if cifras["calificadas"] else
+         f"Ninguna entrega cambió desde la corrida anterior: las {cifras['reutilizadas']} notas se reutilizaron."),
         f"Notas: {datos['salida']}/calificaciones.csv",
         f"Retroalimentación: {datos['salida']}/retroalimentacion/",
         f"Libreta: {datos['libreta']}",
