@@ -96,13 +96,18 @@ def _ejecutar(ruta: Path, timeout_celda: int, entorno_extra: dict | None):
             motivo = "el kernel murió (¿memoria agotada?)"
         else:
             motivo = f"{getattr(exc, 'ename', type(exc).__name__)}: {_ANSI.sub('', str(getattr(exc, 'evalue', exc)))}"
+        impreso = ""
         if encontrado:
             numero, celda = encontrado
             inicio_codigo = "\n    ".join(celda.source.splitlines()[:4])
             donde = f"la celda de código n.º {numero}, que empieza así:\n    {inicio_codigo}\n"
+            # lo último que la celda imprimió (p. ej. el stderr de un proceso que lanzó): la causa suele estar ahí
+            texto = "".join("".join(s.get("text", "")) for s in celda.get("outputs", []) if s.get("output_type") == "stream")
+            if texto.strip():
+                impreso = "\nLo último que imprimió la celda:\n" + _ANSI.sub("", texto)[-3000:]
         else:
             donde = "una celda que no pude identificar\n"
-        raise CuadernoFallido(f"El notebook {ruta.name} falló en {donde}Motivo: {motivo}") from None
+        raise CuadernoFallido(f"El notebook {ruta.name} falló en {donde}Motivo: {motivo}{impreso}") from None
     finally:
         os.environ.clear()
         os.environ.update(env_anterior)
