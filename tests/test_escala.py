@@ -275,9 +275,9 @@ def test_un_trabajador_muere_y_cada_estudiante_tiene_una_nota(postgres, entregas
     assert sorted(l["estudiante"] for l in lineas) == sorted(esperado)
     assert next(l for l in lineas if l["estudiante"] == interrumpido)["trabajador"] != f"{socket.gethostname()}:{pid_t1}"
     assert _notas_en_la_libreta(url) == {e: [p] for e, p in esperado.items()}
-    # nbgrader murió con t1: nada de esa calificación sigue vivo
+    # nbgrader murió con t1: nada de esa calificación sigue vivo (ni nbgrader, ni su kernel, ni su juez)
     huerfanos = [a for _, _, a in _procesos() if "tutor_lib.juez.proceso" in a or
-                 ("ipykernel_launcher" in a and "/tutor-s-" in a)]
+                 ("ipykernel_launcher" in a and "/tutor-s-" in a) or ("nbgraderapp" in a and "autograde" in a)]
     assert not huerfanos, huerfanos
 
     # El código del estudiante no llega a la libreta: ni por su socket Unix ni por TCP.

@@ -427,6 +427,9 @@ class CursoTemporal:
             [sys.executable, "-c", _NBGRADER, *args, *extra],
             cwd=self.curso, env=self._entorno(estudiante), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             text=True, start_new_session=True,
+            # si muere el hilo que lanzó nbgrader (un trabajador matado), nbgrader muere con él y no sigue
+            # escribiendo notas por su cuenta
+            preexec_fn=aislamiento._morir_con_el_padre if sys.platform.startswith("linux") else None,
         )
         try:
             salida, _ = proc.communicate(timeout=tiempo)
@@ -555,13 +558,6 @@ class CursoTemporal:
             return json.loads(ruta.read_text())
         except (OSError, json.JSONDecodeError):
             return {"completo": False, "protecciones": [], "error": "el kernel no llegó a arrancar"}
-
-
-def _morir_con_el_padre() -> None:
-    """En el hijo, antes de ``exec``: si muere el hilo que lanzó nbgrader (un trabajador
-    matado), nbgrader recibe SIGKILL y no sigue escribiendo notas por su cuenta. Solo llama
-    a una función de libc ya cargada (nada de importar ni reservar memoria tras ``fork``)."""
-    aislamiento._libc.prctl(aislamiento.PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 def _num(x: float) -> str:

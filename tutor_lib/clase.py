@@ -173,6 +173,7 @@ def _calificar_todas(curso: CursoTemporal, entregas: list[EntregaEncontrada], sa
     asig = curso.asig
     texto_fuente = (curso.privado / "fuente" / asig / f"{asig}.ipynb").read_text(encoding="utf-8")
     previos = _leer_avance(anterior)
+    maximo = curso.maximo()
     db_visible = libreta.sin_clave(curso.db_url)
     (salida / "autocalificados").mkdir(exist_ok=True)
     (salida / "registros").mkdir(exist_ok=True)
@@ -190,13 +191,13 @@ def _calificar_todas(curso: CursoTemporal, entregas: list[EntregaEncontrada], sa
     for e in entregas:
         if e.ruta is None:
             problema = e.problema[:1].upper() + e.problema[1:]
-            resultados[e.id] = Calificacion(asig, e.id, e.estado or "sin entrega", 0.0, curso.maximo(), problema + ".")
+            resultados[e.id] = Calificacion(asig, e.id, e.estado or "sin entrega", 0.0, maximo, problema + ".")
             continue
         contenido = e.ruta.read_bytes()
         h = huella(texto_fuente, limites, contenido)
         previo = previos.get(e.id)
         if previo and previo.get("huella") == h and previo.get("libreta") == db_visible and \
-                _reutilizar(previo, anterior, salida, curso, e.id):
+                _reutilizar(previo, anterior, salida, e.id):
             resultados[e.id] = _calificacion(previo["calificacion"])
             reutilizadas.append(e.id)
             avance.anotar(previo)
@@ -222,7 +223,7 @@ def _calificar_todas(curso: CursoTemporal, entregas: list[EntregaEncontrada], sa
                 try:
                     for futuro in as_completed(futuros):
                         e, h = futuros[futuro]
-                        cal, datos = _resultado(futuro, asig, e.id, curso.maximo())
+                        cal, datos = _resultado(futuro, asig, e.id, maximo)
                         resultados[e.id] = cal
                         if datos.get("autocalificado"):
                             (salida / "autocalificados" / f"{e.id}.ipynb").write_text(datos["autocalificado"],
@@ -270,7 +271,7 @@ def _resultado(futuro, asig: str, estudiante: str, maximo: float) -> tuple[Calif
         return Calificacion(asig, estudiante, "error", 0.0, maximo, mensaje), {}
 
 
-def _reutilizar(previo: dict, anterior: Path, salida: Path, curso: CursoTemporal, estudiante: str) -> bool:
+def _reutilizar(previo: dict, anterior: Path, salida: Path, estudiante: str) -> bool:
     """Trae de la corrida anterior lo que hace falta para no calificar otra vez (o dice que no se puede)."""
     estado = previo.get("calificacion", {}).get("estado")
     if estado != "calificado":
