@@ -303,6 +303,79 @@ for ruta in [pathlib.Path.cwd() / "aislamiento.json", base / "privado" / "inform
 print("ATAQUE" "-FIN")
 """
 
+# 9. Nacer de un proceso ya cargado (tutor_lib.precarga): secretos en la memoria heredada, el servidor y su socket.
+# Se busca cada secreto por un prefijo y su sha256: el texto entero nunca está en esta celda (si estuviera, la
+# búsqueda se encontraría a sí misma).
+PRECARGA = """
+import base64, hashlib, json, os, socket, stat
+buscadas = json.loads(base64.b64decode({huellas_b64!r}))
+encontradas = set()
+regiones = []
+with open("/proc/self/maps") as f:
+    for linea in f:
+        campos = linea.split()
+        inicio, fin = (int(x, 16) for x in campos[0].split("-"))
+        if campos[1].startswith("r") and fin - inicio < 2**32:
+            regiones.append((inicio, fin))
+leidos = 0
+with open("/proc/self/mem", "rb", 0) as mem:
+    for inicio, fin in regiones:
+        pos = inicio
+        while pos < fin:
+            try:
+                mem.seek(pos)
+                datos = mem.read(min(2**24 + 4096, fin - pos))
+            except (OSError, ValueError, OverflowError):
+                break
+            leidos += len(datos)
+            for prefijo, largo, huella in buscadas:
+                p = bytes.fromhex(prefijo)
+                i = datos.find(p)
+                while i >= 0:
+                    if hashlib.sha256(datos[i:i + largo]).hexdigest() == huella:
+                        encontradas.add(huella[:12])
+                    i = datos.find(p, i + 1)
+            pos += 2**24
+print("MEMORIA-LEIDA", leidos > 50 * 2**20)
+for h in sorted(encontradas):
+    print("FU" "GA: en mi memoria", h)
+if any("PRECARGA" in k for k in os.environ):
+    print("FU" "GA: la ruta del servidor de precarga en mi entorno")
+import ipykernel
+propios = os.path.dirname(ipykernel.get_connection_file())  # los sockets de este mismo kernel
+for base in ("/tmp", "/run", "/var/tmp", "/dev/shm", os.path.expanduser("~")):
+    for raiz, carpetas, archivos in os.walk(base):
+        for a in archivos:
+            ruta = os.path.join(raiz, a)
+            if os.path.dirname(ruta) == propios:
+                continue
+            try:
+                if stat.S_ISSOCK(os.lstat(ruta).st_mode):
+                    s = socket.socket(socket.AF_UNIX)
+                    s.settimeout(2)
+                    s.connect(ruta)
+                    print("FU" "GA: me conecté a", ruta)
+            except OSError:
+                pass
+try:
+    with open("/proc/net/unix") as f:
+        sockets = [l.split()[-1] for l in f.read().splitlines()[1:] if len(l.split()) > 7]
+    if any("tutor-p-" in x for x in sockets):
+        print("FU" "GA: veo el socket del servidor de precarga")
+except OSError:
+    pass
+print("ATAQUE" "-FIN")
+"""
+
+
+def _huellas(textos: list[str]) -> str:
+    """[prefijo en hex, largo en bytes, sha256] de cada texto, en base64: lo que busca el ataque 9."""
+    filas = []
+    for texto in textos:
+        b = texto.encode()
+        filas.append([b[:10].hex(), len(b), hashlib.sha256(b).hexdigest()])
+    return base64.b64encode(json.dumps(filas).encode()).decode()
+
 
 @pytest.fixture(scope="module")
 def clase(tmp_path_factory):
@@ -349,7 +422,9 @@ def clase(tmp_path_factory):
                  original_victima=str(honesta), raiz=str(RAIZ),
                  ocultas_b64=base64.b64encode(json.dumps(ocultas[:40]).encode()).decode(),
                  tmp_clase=str(tmp_clase), carpeta_entregas=str(entregas), token=TOKEN_EN_LINEA,
-                 secreto=SECRETO_EN_ENTORNO, socket_unix=ruta_socket)
+                 secreto=SECRETO_EN_ENTORNO, socket_unix=ruta_socket,
+                 # el secreto del entorno de quien califica y las pruebas ocultas: ni en la memoria del kernel
+                 huellas_b64=_huellas([SECRETO_EN_ENTORNO, *ocultas[:40]]))
     ataques = {
         # nombre: (base, código) — la nota esperada es la de la base
         "enlaces": ("referencia", ENLACES),
@@ -360,6 +435,7 @@ def clase(tmp_path_factory):
         "html_hostil": ("referencia", HTML_HOSTIL),
         "agotar": ("referencia", AGOTAR),
         "falsificar": ("referencia", FALSIFICAR),
+        "precarga": ("referencia", PRECARGA),
     }
     for nombre, (base_nb, codigo) in ataques.items():
         nb = _con_celdas(referencia if base_nb == "referencia" else vacia, codigo.format(**datos))
@@ -433,7 +509,7 @@ def test_los_honestos_conservan_su_nota(clase):
 
 
 @pytest.mark.parametrize("nombre", ["enlaces", "silenciar", "buscar_ocultas", "companeros", "root",
-                                    "html_hostil", "agotar", "falsificar"])
+                                    "html_hostil", "agotar", "falsificar", "precarga"])
 def test_un_ataque_no_suma_puntos_ni_encuentra_nada(clase, nombre):
     base, _ = clase["ataques"][nombre]
     esperado = clase["detalle"]["honesta" if base == "referencia" else "vacia"]["puntos"]
@@ -446,8 +522,20 @@ def test_un_ataque_no_suma_puntos_ni_encuentra_nada(clase, nombre):
     assert "ESPIADO" not in texto
     assert d["aislamiento"].get("completo"), d["aislamiento"]
     assert "FALSIFICADO" not in json.dumps(d["aislamiento"])
+    if nombre == "precarga":
+        assert "MEMORIA-LEIDA True" in texto, "el ataque debía leer de verdad la memoria de su kernel"
     if nombre == "agotar":
         assert "salida recortada" in texto and len(texto) < 5 * 2**20, "la salida de 40 MiB debía quedar recortada"
+
+
+def test_la_clase_se_califico_con_precarga(clase):
+    """Los ataques de arriba atacan el camino rápido: cada kernel nació del servidor de precarga."""
+    from tutor_lib.precarga import activa
+
+    if not activa():
+        pytest.skip("TUTOR_SIN_PRECARGA=1: esta corrida calificó sin precarga")
+    sin = [e for e, d in clase["detalle"].items() if d["estado"] == "calificado" and not d["aislamiento"].get("precarga")]
+    assert not sin, sin
 
 
 def _sin_cache(estado: str) -> list[str]:

@@ -149,6 +149,21 @@ def _procesos() -> list[tuple[int, int, str]]:
     return filas
 
 
+def _descendientes(pid: int) -> dict[int, str]:
+    """Los procesos que cuelgan de ``pid`` (hijos, nietos...), con su línea de órdenes."""
+    procesos = _procesos()
+    hijos: dict[int, list[int]] = {}
+    for p, pp, _ in procesos:
+        hijos.setdefault(pp, []).append(p)
+    args = {p: a for p, _, a in procesos}
+    encontrados, pendientes = {}, list(hijos.get(pid, []))
+    while pendientes:
+        p = pendientes.pop()
+        encontrados[p] = args[p]
+        pendientes += hijos.get(p, [])
+    return encontrados
+
+
 def _calificando_en(pid: int) -> str | None:
     """El estudiante que el proceso ``pid`` (o un hijo suyo) califica ahora con ``nbgrader autograde``."""
     procesos = _procesos()
@@ -249,20 +264,22 @@ def corrida_con_muerte(postgres, grupo, entregas, tmp_path_factory):
     time.sleep(1.0)
     interrumpido = _calificando_en(t1.pid)
     assert interrumpido in ("ana", "bea", "eva", "hugo")
+    vivos = _descendientes(t1.pid)  # nbgrader, su kernel y su juez, y el servidor de precarga de t1 con sus hijos
+    assert any("tutor_lib.precarga" in a for a in vivos.values()), vivos
     os.killpg(t1.pid, signal.SIGKILL)
     t1.wait()
     salida_json, errores = proc.communicate(timeout=600)
     assert proc.returncode == 0, errores[-3000:]
     assert "Traceback" not in errores, errores[-3000:]
     grupo.trabajador("t3")  # un trabajador nuevo en lugar del muerto, para las pruebas que siguen
-    return json.loads(salida_json), salida, interrumpido, t1.pid
+    return json.loads(salida_json), salida, interrumpido, t1.pid, vivos
 
 
 def test_un_trabajador_muere_y_cada_estudiante_tiene_una_nota(postgres, entregas, corrida_con_muerte,
                                                               tmp_path_factory):
     url = postgres[0]
     _, serie, _ = entregas
-    datos, salida, interrumpido, pid_t1 = corrida_con_muerte
+    datos, salida, interrumpido, pid_t1, vivos = corrida_con_muerte
     esperado = {"ana": serie["referencia"], "bea": serie["referencia"], "eva": 0.0, "hugo": serie["hostil"]}
     assert {e: d["puntos"] for e, d in datos["estudiantes"].items()} == esperado
     assert all(d["estado"] == "calificado" for d in datos["estudiantes"].values())
@@ -279,6 +296,10 @@ def test_un_trabajador_muere_y_cada_estudiante_tiene_una_nota(postgres, entregas
     huerfanos = [a for _, _, a in _procesos() if "tutor_lib.juez.proceso" in a or
                  ("ipykernel_launcher" in a and "/tutor-s-" in a) or ("nbgraderapp" in a and "autograde" in a)]
     assert not huerfanos, huerfanos
+    # ni nada de lo que colgaba de t1 al morir (los hijos del servidor de precarga llevan la línea de órdenes
+    # del servidor, no la de nbgrader: se buscan por pid)
+    ahora = {p: a for p, _, a in _procesos()}
+    assert not {p: a for p, a in vivos.items() if ahora.get(p) == a}, vivos
 
     # El código del estudiante no llega a la libreta: ni por su socket Unix ni por TCP.
     hugo = nbformat.read(salida / "autocalificados" / "hugo.ipynb", as_version=4)

@@ -702,8 +702,15 @@ def _preparar_hijo(usuario: tuple[int, int] | None, con_pid: bool, bloquear: boo
         informe["error"] = "; ".join([informe["error"], *problemas] if informe.get("error") else problemas)
 
 
+#: Si este proceso nació del servidor de :mod:`tutor_lib.precarga`: ese módulo, que sabe convertirse
+#: en el kernel sin ``execve`` (con torch y transformers ya importados). Lo pone la propia precarga.
+EN_PROCESO = None
+
+
 def _ejecutar(argv: list[str], env: dict[str, str]) -> None:
     """Se convierte en el kernel; si no puede, lo dice y termina."""
+    if EN_PROCESO is not None and EN_PROCESO.se_puede(argv):
+        EN_PROCESO.correr(argv, env)  # no vuelve: cierra los descriptores y corre el kernel aquí mismo
     try:
         os.execve(argv[0], argv, env)
     except OSError as exc:
@@ -758,6 +765,8 @@ def main(argv: list[str]) -> None:
     informe: dict = {
         "limites": {k: conf.get(k) for k in ("memoria_mb", "cpu_s", "archivo_mb")},
         "pid": os.getpid(),
+        # True: el kernel nació del servidor de precarga (tutor_lib.precarga), sin execve
+        "precarga": EN_PROCESO is not None,
     }
     informe["limites"].update(tmp_mb=int(conf.get("tmp_mb", TMP_MB)), procesos=int(conf.get("procesos", PROCESOS)))
     _morir_con_el_padre()

@@ -44,6 +44,7 @@ from pathlib import Path
 import nbformat
 
 from tutor_lib import aislamiento
+from tutor_lib.precarga import activa as precarga_activa
 from tutor_lib.entregas import (  # noqa: F401  (se importan de aquí desde antes)
     MAX_CELDAS,
     MAX_MIB_NOTEBOOK,
@@ -269,7 +270,7 @@ class CursoTemporal:
 
     def __init__(self, asignacion: str, limites: Limites | None = None, aislar: bool = True,
                  ocultar_extra: list[Path] | None = None, raiz: Path | None = None, gradebook: str | None = None,
-                 texto_fuente: str | None = None, carpeta: Path | None = None):
+                 texto_fuente: str | None = None, carpeta: Path | None = None, precarga: bool = False):
         """Prepara la asignación (``nbgrader generate_assignment``) en una carpeta nueva.
 
         ``gradebook``: la URL de la libreta (por omisión, un SQLite privado; ver
@@ -278,6 +279,8 @@ class CursoTemporal:
         esa versión, no con la suya). ``carpeta``: una carpeta que otro proceso de
         esta misma máquina ya preparó para esta corrida; se usa tal cual, sin
         volver a preparar, y no se borra al cerrar (la borra quien la creó).
+        ``precarga``: califica con el servidor de :mod:`tutor_lib.precarga` (se
+        inicia con la primera entrega; conviene cuando son muchas).
         """
         self.raiz_repo = raiz or raiz_curso()
         self.asig = asignacion
@@ -291,6 +294,8 @@ class CursoTemporal:
         self._numeros: dict[str, int] = {}
         self._base_sockets: Path | None = None
         self._propia = carpeta is None
+        self._precarga = precarga and precarga_activa()
+        self._servidor = None
         if carpeta is not None:
             self.D = Path(carpeta).resolve()
             self.privado, self.curso = self.D / "privado", self.D / "curso"
@@ -329,6 +334,9 @@ class CursoTemporal:
         argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
         if self.aislar:
             argv = [sys.executable, "-m", "tutor_lib.aislamiento", *argv]
+        if sys.platform.startswith("linux"):
+            # El relevo de tutor_lib.precarga: con servidor, el kernel nace de él; sin servidor, execv y listo.
+            argv = [sys.executable, "-m", "tutor_lib.precarga", *argv]
         (kernel / "kernel.json").write_text(
             json.dumps({"argv": argv, "display_name": "Python 3 (calificación)", "language": "python"})
         )
@@ -340,6 +348,8 @@ class CursoTemporal:
 
     # -- utilidades --
     def cerrar(self) -> None:
+        if self._servidor is not None:
+            self._servidor.cerrar()
         if self._propia:
             shutil.rmtree(self.D, ignore_errors=True)
         if self._base_sockets is not None and not aislamiento.dentro_de(self._base_sockets, self.D):
@@ -387,6 +397,20 @@ class CursoTemporal:
             })
         return env
 
+    def _precargar(self) -> float:
+        """Inicia el servidor de precarga la primera vez (segundos que tardó; 0 si ya estaba o no se usa)."""
+        if not self._precarga:
+            return 0.0
+        with self._candado:
+            if self._servidor is not None:
+                return 0.0
+            from tutor_lib import precarga
+
+            inicio = time.perf_counter()
+            env = aislamiento.entorno_limpio({"tmp": "/tmp"})
+            self._servidor = precarga.Servidor(precarga.modulos_de(self.liberado), env)
+            return time.perf_counter() - inicio
+
     def _sockets(self, estudiante: str) -> Path:
         """La carpeta de los sockets del kernel de ``estudiante``, con una ruta corta.
 
@@ -423,9 +447,14 @@ class CursoTemporal:
             # Sockets del kernel como archivos (ipc) en su carpeta de ejecución: funcionan
             # aunque el kernel esté en otro espacio de red.
             extra.append(f"--KernelManager.ip={self._sockets(estudiante) / 'k'}")
+        argv, env = [sys.executable, "-c", _NBGRADER, *args, *extra], self._entorno(estudiante)
+        ruta = self._servidor.ruta if self._servidor is not None else None
+        if ruta:
+            # nbgrader, el kernel y el juez nacen del servidor de precarga (ver tutor_lib.precarga)
+            argv, env["TUTOR_PRECARGA"] = [sys.executable, "-m", "tutor_lib.precarga", *argv], ruta
         proc = subprocess.Popen(
-            [sys.executable, "-c", _NBGRADER, *args, *extra],
-            cwd=self.curso, env=self._entorno(estudiante), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            argv,
+            cwd=self.curso, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             text=True, start_new_session=True,
             # si muere el hilo que lanzó nbgrader (un trabajador matado), nbgrader muere con él y no sigue
             # escribiendo notas por su cuenta
@@ -455,6 +484,7 @@ class CursoTemporal:
         carpeta = self.curso / "submitted" / estudiante / self.asig
         carpeta.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, carpeta / f"{self.asig}.ipynb")
+        precarga_s = self._precargar()
         inicio = time.perf_counter()
         try:
             proc = self._nbgrader("autograde", self.asig, "--student", estudiante, "--force",
@@ -475,6 +505,8 @@ class CursoTemporal:
                 aislamiento=self._informe_aislamiento(estudiante), **base,
             )
         tiempos = {"nbgrader_s": time.perf_counter() - inicio}
+        if precarga_s:
+            tiempos["precarga_s"] = precarga_s  # iniciar el servidor: una vez por corrida y trabajador
         try:
             medidos = json.loads((self.D / "juez" / estudiante / "tiempos.json").read_text())
             tiempos.update({k: float(v) for k, v in medidos.items() if isinstance(v, (int, float))})

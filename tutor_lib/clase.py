@@ -39,6 +39,7 @@ from pathlib import Path
 
 from tutor_lib import aislamiento, libreta
 from tutor_lib.calificador import Calificacion, CursoTemporal, Limites, Parte, celda_csv, fuente
+from tutor_lib.precarga import activa as precarga_activa
 from tutor_lib.entregas import EntregaEncontrada, _extraer_zip, explorar_entregas
 
 AVANCE = "avance.jsonl"
@@ -94,7 +95,7 @@ class _Avance:
 
 def calificar_clase(asignacion: str, carpeta: Path, salida: Path | None = None, limites: Limites | None = None,
                     aislar: bool = True, progreso=None, procesos: int | None = None, gradebook: str | None = None,
-                    cluster: str | None = None, barra: bool = False) -> dict:
+                    cluster: str | None = None, barra: bool = False, precarga: bool | None = None) -> dict:
     """Califica todas las entregas de ``carpeta`` (o de un zip); escribe CSV, JSON y retroalimentación.
 
     Una entrega rota, manipulada o que no termina se marca con su estado y las
@@ -102,7 +103,9 @@ def calificar_clase(asignacion: str, carpeta: Path, salida: Path | None = None, 
     motivo. ``procesos`` trabajadores locales (por omisión, la mitad de los
     núcleos) o los del planificador de Dask en ``cluster``; ``gradebook``, la URL
     de la libreta (con ``cluster``, PostgreSQL). ``barra`` muestra el avance con
-    tqdm en stderr; ``progreso`` recibe una línea por entrega.
+    tqdm en stderr; ``progreso`` recibe una línea por entrega. ``precarga``: cada
+    trabajador califica con un servidor de :mod:`tutor_lib.precarga` (por omisión
+    sí, en Linux, salvo ``TUTOR_SIN_PRECARGA=1``).
     """
     fuente(asignacion)  # una asignación que no existe se dice antes que nada
     limites = limites or Limites()
@@ -155,7 +158,8 @@ def calificar_clase(asignacion: str, carpeta: Path, salida: Path | None = None, 
         ocultar = [carpeta, raiz_entregas, salida, tmp, *([anterior] if anterior else []), *libreta.carpetas_de_socket(db)]
         with CursoTemporal(asignacion, limites=limites, aislar=aislar, ocultar_extra=ocultar, gradebook=db) as curso:
             resultados, cifras = _calificar_todas(curso, entregas, salida, anterior, limites, aislar, ocultar,
-                                                  procesos, cluster, progreso, barra)
+                                                  procesos, cluster, progreso, barra,
+                                                  precarga_activa() if precarga is None else precarga)
             maximo = curso.maximo()
             aislamientos = [c.aislamiento for c in resultados.values() if c.aislamiento]
     finally:
@@ -167,7 +171,7 @@ def calificar_clase(asignacion: str, carpeta: Path, salida: Path | None = None, 
 
 def _calificar_todas(curso: CursoTemporal, entregas: list[EntregaEncontrada], salida: Path, anterior: Path | None,
                      limites: Limites, aislar: bool, ocultar: list[Path], procesos: int | None, cluster: str | None,
-                     progreso, barra: bool) -> tuple[dict[str, Calificacion], dict]:
+                     progreso, barra: bool, precarga: bool = False) -> tuple[dict[str, Calificacion], dict]:
     from tutor_lib import reparto
 
     asig = curso.asig
@@ -186,7 +190,8 @@ def _calificar_todas(curso: CursoTemporal, entregas: list[EntregaEncontrada], sa
     corrida = {"id": id_corrida, "asignacion": asig, "fuente": texto_fuente, "limites": asdict(limites),
                "aislar": aislar, "libreta": curso.db_url, "ocultar": [str(p) for p in ocultar],
                # los trabajadores de esta máquina usan la carpeta ya preparada; con --cluster, cada uno prepara la suya
-               "carpeta": None if cluster else str(curso.D), "anfitrion": socket.gethostname()}
+               "carpeta": None if cluster else str(curso.D), "anfitrion": socket.gethostname(),
+               "precarga": precarga}
 
     for e in entregas:
         if e.ruta is None:

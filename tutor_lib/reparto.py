@@ -130,6 +130,7 @@ def _curso(corrida: dict):
             return _CURSOS[corrida["id"]], False
         carpeta = corrida.get("carpeta")
         comun = dict(limites=Limites(**corrida["limites"]), aislar=corrida["aislar"],
+                     precarga=corrida.get("precarga", False),
                      ocultar_extra=[Path(p) for p in corrida.get("ocultar", []) if Path(p).exists()])
         if carpeta and corrida.get("anfitrion") == socket.gethostname() and \
                 (Path(carpeta) / "privado" / "corrida").is_file() and \

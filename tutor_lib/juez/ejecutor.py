@@ -66,8 +66,11 @@ class _Juez:
         leer_ejecutor, escribir_juez = os.pipe()
         self.carpeta = carpeta or tempfile.mkdtemp(prefix="tutor-juez-")
         self._errores = open(os.path.join(self.carpeta, "juez.err"), "w")
+        argv = [sys.executable, "-m", "tutor_lib.juez.proceso", str(leer_juez), str(escribir_juez)]
+        if env.get("TUTOR_PRECARGA"):  # nace del servidor de precarga, con lo pesado ya importado
+            argv = [sys.executable, "-m", "tutor_lib.precarga", *argv]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tutor_lib.juez.proceso", str(leer_juez), str(escribir_juez)],
+            argv,
             pass_fds=(leer_juez, escribir_juez), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=self._errores, cwd=self.carpeta, env=env, start_new_session=True,
         )
