@@ -1,20 +1,27 @@
-"""Calificar muchas entregas: entregas por minuto con 1 y 2 trabajadores, y en qué se va el tiempo.
+"""Calificar muchas entregas: entregas por minuto con 1 y 2 trabajadores, en qué se va el tiempo y las metas.
 
 ``TUTOR_BENCH_ESCALA=60`` califica 60 entregas repartidas entre tres
 asignaciones (``TUTOR_BENCH_ESCALA_ASIGNACIONES``, por omisión las tres que más
 rápido se califican), la mitad con la solución de referencia y la mitad sin
 resolver, con ``tutor_lib.clase.calificar_clase`` de verdad: primero con 1
-trabajador de Dask y luego con 2. Sin la variable no mide nada (son decenas de
-minutos en 2 núcleos) y las filas dicen «no medido».
+trabajador de Dask y luego con 2, con la precarga (:mod:`tutor_lib.precarga`)
+como la usa ``tutor calificar``. Además mide, en la misma corrida:
 
-Por entrega se desglosa lo que mide el propio motor: arrancar el kernel
-aislado, correr las celdas del estudiante, correr las pruebas en el juez, el
-resto de ``nbgrader autograde`` (su arranque, la libreta, escribir el
+- unas pocas entregas **sin precarga** (``TUTOR_SIN_PRECARGA=1``), para comparar;
+- una **clase de 30** de la asignación más lenta de las tres con 2 trabajadores,
+  de punta a punta (preparar, iniciar el servidor, calificar, retroalimentación);
+- ``tutor corregir`` (la autoevaluación de quien estudia) de punta a punta, como
+  un proceso nuevo desde la terminal.
+
+Sin la variable no mide nada (son minutos en 2 núcleos) y las filas dicen «no
+medido». Por entrega se desglosa lo que mide el propio motor: arrancar el
+kernel aislado, correr las celdas del estudiante, correr las pruebas en el
+juez, el resto de ``nbgrader autograde`` (su arranque, la libreta, escribir el
 notebook) y lo que agrega el trabajador (copiar la entrega, leer la libreta).
-La preparación de la asignación (``generate_assignment``) es una vez por
-corrida, no por entrega. La fila de N máquinas es una **extrapolación** lineal
-(cada máquina con sus trabajadores; PostgreSQL y el planificador no limitan a
-esa escala), no una medida.
+Preparar la asignación (``generate_assignment``) e iniciar el servidor de
+precarga es una vez por corrida y trabajador, no por entrega. La fila de N
+máquinas es una **extrapolación** lineal (cada máquina con sus trabajadores;
+PostgreSQL y el planificador no limitan a esa escala), no una medida.
 """
 
 from __future__ import annotations
@@ -23,6 +30,8 @@ import json
 import os
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -31,24 +40,78 @@ import nbformat
 
 ASIGNACIONES = ("ej09_curvas", "ej11_qlora", "ej06_trainer_avanzado")
 TRABAJADORES = (1, 2)
+#: Metas del issue 17 (2 núcleos, nada más corriendo).
+META_ENTREGA_S = 8.0
+META_CLASE_30_S = 150.0
+META_CORREGIR_S = 15.0
 
 
-def _clase(asig: str, n: int, carpeta: Path) -> Path:
+def _clase(asig: str, n: int, carpeta: Path, nombre: str | None = None) -> Path:
     from tutor_lib.calificador import CursoTemporal, entrega_de_referencia, fuente
 
     with CursoTemporal(asig) as curso:
         referencia = entrega_de_referencia(nbformat.read(fuente(asig), as_version=4), curso.liberado)
         vacia = curso.liberado
-    raiz = carpeta / f"clase_{asig}"
+    raiz = carpeta / (nombre or f"clase_{asig}")
     for i in range(n):
         (raiz / f"e{i:03d}").mkdir(parents=True)
         nbformat.write(referencia if i % 2 == 0 else vacia, raiz / f"e{i:03d}" / f"{asig}.ipynb")
     return raiz
 
 
+def _leer(salida: Path) -> list[dict]:
+    return [json.loads(l) for l in (salida / "avance.jsonl").read_text().splitlines()]
+
+
+def _desglose(lineas: list[dict]) -> dict[str, float]:
+    tiempos = [{**d["calificacion"].get("tiempos", {}), "calificacion_s": d["calificacion_s"]} for d in lineas]
+    med = {k: statistics.median(t.get(k, 0.0) for t in tiempos)
+           for k in ("calificacion_s", "nbgrader_s", "arranque_kernel_s", "celdas_estudiante_s", "pruebas_s")}
+    med["resto"] = med["nbgrader_s"] - med["arranque_kernel_s"] - med["celdas_estudiante_s"] - med["pruebas_s"]
+    med["trabajador"] = med["calificacion_s"] - med["nbgrader_s"]
+    return med
+
+
+def _filas_desglose(med: dict[str, float], etiqueta: str, nota: str) -> list[tuple[str, str, str]]:
+    from tutor_lib import formato
+
+    filas = []
+    for nombre, clave in [(f"{etiqueta} (mediana)", "calificacion_s"), ("  arrancar el kernel aislado", "arranque_kernel_s"),
+                          ("  celdas del estudiante", "celdas_estudiante_s"), ("  pruebas en el juez", "pruebas_s"),
+                          ("  resto de nbgrader autograde", "resto"), ("  trabajador (copias, libreta)", "trabajador")]:
+        filas.append((f"escala: {nombre}", f"{formato.numero(med[clave], 1)} s", nota))
+    return filas
+
+
+def _meta(valor: float, meta: float) -> str:
+    from tutor_lib import formato
+
+    return f"meta ≤ {formato.numero(meta, 0)} s: {'se cumple' if valor <= meta else 'NO se cumple'}"
+
+
+def _corregir(asig: str, tmp: Path, veces: int = 2) -> tuple[float, float]:
+    """(mediana de segundos, puntos) de ``tutor corregir`` sobre la solución de referencia, como proceso nuevo."""
+    from tutor_lib.calificador import CursoTemporal, entrega_de_referencia, fuente
+
+    with CursoTemporal(asig) as curso:
+        nb = entrega_de_referencia(nbformat.read(fuente(asig), as_version=4), curso.liberado)
+    ruta = tmp / "corregir" / f"{asig}.ipynb"
+    ruta.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, ruta)
+    segundos, puntos = [], 0.0
+    for _ in range(veces):
+        inicio = time.perf_counter()
+        r = subprocess.run([sys.executable, "-m", "tutor_lib", "corregir", str(ruta), "--json"],
+                           capture_output=True, text=True, timeout=600)
+        segundos.append(time.perf_counter() - inicio)
+        puntos = json.loads(r.stdout)["puntos"] if r.returncode == 0 else float("nan")
+    return statistics.median(segundos), puntos
+
+
 def medir() -> list[tuple[str, str, str]]:
     from tutor_lib import formato
     from tutor_lib.clase import calificar_clase
+    from tutor_lib.precarga import DESACTIVAR
 
     total = int(os.environ.get("TUTOR_BENCH_ESCALA", "0") or 0)
     if total <= 0:
@@ -62,33 +125,63 @@ def medir() -> list[tuple[str, str, str]]:
         ritmo = {}
         for w in TRABAJADORES:
             inicio = time.perf_counter()
-            tiempos, estados = [], []
+            lineas, arranques = [], []
             for a in asigs:
                 salida = tmp / f"notas_{a}_{w}"
                 calificar_clase(a, clases[a], salida, procesos=w)
-                for linea in (salida / "avance.jsonl").read_text().splitlines():
-                    d = json.loads(linea)
-                    estados.append(d["calificacion"]["estado"])
-                    tiempos.append({**d["calificacion"].get("tiempos", {}), "calificacion_s": d["calificacion_s"]})
+                de_a = _leer(salida)
+                lineas += de_a
+                arranques += [d["calificacion"].get("tiempos", {}).get("precarga_s", 0.0) for d in de_a]
             segundos = time.perf_counter() - inicio
-            ritmo[w] = 60 * len(estados) / segundos
-            buenas = sum(e == "calificado" for e in estados)
-            filas.append((f"escala: {len(estados)} entregas de {len(asigs)} asignaciones, {w} trabajador(es)",
+            ritmo[w] = 60 * len(lineas) / segundos
+            buenas = sum(d["calificacion"]["estado"] == "calificado" for d in lineas)
+            con_precarga = sum(bool(d["calificacion"].get("aislamiento", {}).get("precarga")) for d in lineas)
+            filas.append((f"escala: {len(lineas)} entregas de {len(asigs)} asignaciones, {w} trabajador(es)",
                           f"{formato.numero(ritmo[w], 1)} entregas/min",
-                          f"{formato.numero(segundos, 0)} s en total, {buenas} calificadas; incluye preparar cada "
-                          "asignación y arrancar los trabajadores"))
-            if w == TRABAJADORES[-1] or len(TRABAJADORES) == 1:
-                med = {k: statistics.median(t.get(k, 0.0) for t in tiempos)
-                       for k in ("calificacion_s", "nbgrader_s", "arranque_kernel_s", "celdas_estudiante_s", "pruebas_s")}
-                resto = med["nbgrader_s"] - med["arranque_kernel_s"] - med["celdas_estudiante_s"] - med["pruebas_s"]
-                for nombre, valor in [("entrega completa (mediana)", med["calificacion_s"]),
-                                      ("  arrancar el kernel aislado", med["arranque_kernel_s"]),
-                                      ("  celdas del estudiante", med["celdas_estudiante_s"]),
-                                      ("  pruebas en el juez", med["pruebas_s"]),
-                                      ("  resto de nbgrader autograde", resto),
-                                      ("  trabajador (copias, libreta)", med["calificacion_s"] - med["nbgrader_s"])]:
-                    filas.append((f"escala: {nombre}", f"{formato.numero(valor, 1)} s",
-                                  f"con {w} trabajador(es) a la vez; medido por el motor"))
+                          f"{formato.numero(segundos, 0)} s en total, {buenas} calificadas, {con_precarga} con "
+                          "precarga; incluye preparar cada asignación e iniciar trabajadores y servidores"))
+            med = _desglose(lineas)
+            etiqueta = "una entrega sola" if w == 1 else f"una entrega, {w} a la vez"
+            nota = f"con {w} trabajador(es); medido por el motor" + (
+                f"; {_meta(med['calificacion_s'], META_ENTREGA_S)}" if w == 1 else "")
+            filas += _filas_desglose(med, etiqueta, nota)
+            servidores = [s for s in arranques if s > 0]
+            if servidores:
+                filas.append((f"escala: iniciar el servidor de precarga ({w} trabajador(es))",
+                              f"{formato.numero(statistics.median(servidores), 1)} s",
+                              f"mediana de {len(servidores)}: una vez por asignación y trabajador"))
+
+        # Sin precarga, para comparar: pocas entregas (cada una tarda lo que antes).
+        n_sin = int(os.environ.get("TUTOR_BENCH_ESCALA_SIN", "6") or 0)
+        if n_sin > 0:
+            clase_sin = _clase(asigs[0], n_sin, tmp, nombre="clase_sin_precarga")
+            os.environ[DESACTIVAR] = "1"
+            try:
+                calificar_clase(asigs[0], clase_sin, tmp / "notas_sin", procesos=1)
+            finally:
+                os.environ.pop(DESACTIVAR, None)
+            med = _desglose(_leer(tmp / "notas_sin"))
+            filas += _filas_desglose(med, f"sin precarga: una entrega de {asigs[0]}",
+                                     f"{n_sin} entregas con TUTOR_SIN_PRECARGA=1 y 1 trabajador, para comparar")
+
+        # La clase de 30 con 2 trabajadores, de punta a punta.
+        lenta = asigs[-1]
+        clase_30 = _clase(lenta, 30, tmp, nombre="clase_30")
+        inicio = time.perf_counter()
+        datos = calificar_clase(lenta, clase_30, tmp / "notas_30", procesos=2)
+        segundos = time.perf_counter() - inicio
+        buenas = sum(d["estado"] == "calificado" for d in datos["estudiantes"].values())
+        filas.append((f"escala: clase de 30 de {lenta}, 2 trabajadores", f"{formato.numero(segundos, 0)} s",
+                      f"{buenas}/30 calificadas, de punta a punta (preparar, servidores, retroalimentación); "
+                      + _meta(segundos, META_CLASE_30_S)))
+
+        # tutor corregir: la autoevaluación, como proceso nuevo.
+        for asig in (asigs[0], lenta):
+            segundos, puntos = _corregir(asig, tmp)
+            filas.append((f"escala: tutor corregir {asig}", f"{formato.numero(segundos, 1)} s",
+                          f"mediana de 2, proceso nuevo, solución de referencia ({formato.numero(puntos, 0)} puntos); "
+                          + _meta(segundos, META_CORREGIR_S)))
+
         base = ritmo[TRABAJADORES[-1]]
         for maquinas in (10, 100):
             filas.append((f"escala: {maquinas} máquinas como esta (extrapolación)",

@@ -191,7 +191,11 @@ def _variantes(asig) -> list[dict]:
 def test_calificacion_justa_con_nbgrader(asig, tmp_path):
     fuente_nb = _fuente(asig)
     variantes = _variantes(asig)
-    with CursoTemporal(asig, limites=Limites(tiempo_celda=60, tiempo_total=300)) as curso:
+    # Con el servidor de precarga, como tutor calificar y tutor corregir; una de cada cuatro asignaciones sin
+    # él (cada programa, un proceso nuevo: lo de macOS o TUTOR_SIN_PRECARGA=1).
+    posicion = ASIGNACIONES.index(asig)
+    precarga = posicion % 4 != 3
+    with CursoTemporal(asig, limites=Limites(tiempo_celda=60, tiempo_total=300), precarga=precarga) as curso:
         auto = sum(float(_nbg(c)["points"]) for c in curso.liberado.cells if _es_prueba(c))
         correctas = [v for v in variantes if v["puntos"] == (auto, auto)]
         parciales = [v for v in variantes if 0 < v["puntos"][0] and v["puntos"][1] < auto]
@@ -200,7 +204,6 @@ def test_calificacion_justa_con_nbgrader(asig, tmp_path):
         # Por defecto, la referencia y un error típico en cada asignación; la entrega vacía y una
         # solución alternativa correcta rotan (una de cada tres asignaciones cada una), para que
         # `make test` quepa en su presupuesto. TUTOR_TODAS_LAS_VARIANTES=1 las corre todas.
-        posicion = ASIGNACIONES.index(asig)
         if not todas:
             variantes = (correctas[:1] if posicion % 3 == 1 else []) + parciales[:1]
 
@@ -225,6 +228,8 @@ def test_calificacion_justa_con_nbgrader(asig, tmp_path):
         detalle = [(p.id, p.puntos, p.mensaje) for p in cal.partes]
         assert cal.puntos == auto, f"la solución de referencia no saca todo: {detalle}"
         assert cal.aislamiento.get("completo"), cal.aislamiento
+        assert cal.aislamiento.get("precarga") is (precarga and sys.platform.startswith("linux")
+                                                   and not os.environ.get("TUTOR_SIN_PRECARGA")), cal.aislamiento
 
         if "vacia" in notas:
             cal = notas["vacia"]

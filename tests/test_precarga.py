@@ -196,5 +196,4 @@ def test_modulos_de_solo_lee_las_celdas_del_instructor():
         celda("import modulo_de_una_celda_agregada"),
     ])
     modulos = precarga.modulos_de(nb)
-    assert modulos == ["sys", "transformers:Trainer", "transformers:TrainingArguments", "torch.nn",
-                       "modulo_de_una_prueba"]
+    assert modulos == ["sys", "transformers:Trainer", "transformers:TrainingArguments", "torch.nn"]

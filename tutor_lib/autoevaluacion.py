@@ -30,8 +30,10 @@ def corregir(notebook: str | Path, asignacion: str | None = None, limites: Limit
     if not ruta.is_file():
         raise FileNotFoundError(f"No existe el notebook {ruta}.")
     asig = asignacion or detectar_asignacion(ruta.name)
-    with CursoTemporal(asig, limites=limites, aislar=aislar) as curso:
-        return curso.calificar("tu_entrega", ruta)
+    # Con precarga (Linux): torch y transformers se importan mientras nbgrader prepara la asignación. Sin
+    # retroalimentación HTML: se borraría con la carpeta temporal y el informe es el texto de abajo.
+    with CursoTemporal(asig, limites=limites, aislar=aislar, precarga=True) as curso:
+        return curso.calificar("tu_entrega", ruta, retroalimentacion=False)
 
 
 def como_json(cal: Calificacion) -> dict:

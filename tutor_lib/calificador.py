@@ -296,6 +296,7 @@ class CursoTemporal:
         self._propia = carpeta is None
         self._precarga = precarga and precarga_activa()
         self._servidor = None
+        self._hilo_precarga: threading.Thread | None = None
         if carpeta is not None:
             self.D = Path(carpeta).resolve()
             self.privado, self.curso = self.D / "privado", self.D / "curso"
@@ -340,6 +341,13 @@ class CursoTemporal:
         (kernel / "kernel.json").write_text(
             json.dumps({"argv": argv, "display_name": "Python 3 (calificación)", "language": "python"})
         )
+        if self._precarga:
+            # El servidor de precarga importa (un núcleo) mientras nbgrader prepara la asignación (otro):
+            # con sus módulos sale de las celdas compartidas del notebook fuente (ver precarga.modulos_de).
+            fuente_nb = nbformat.reads(texto_fuente, as_version=4) if texto_fuente is not None else \
+                nbformat.read(self.origen, as_version=4)
+            self._hilo_precarga = threading.Thread(target=self._iniciar_servidor, args=(fuente_nb,), daemon=True)
+            self._hilo_precarga.start()
         # Un trabajador de otra máquina prepara con una libreta privada: las celdas y puntos ya los
         # escribió en la libreta compartida quien reparte, con el mismo notebook fuente.
         privada = [] if texto_fuente is None else [f"--CourseDirectory.db_url=sqlite:///{self.privado / 'preparacion.db'}"]
@@ -348,6 +356,8 @@ class CursoTemporal:
 
     # -- utilidades --
     def cerrar(self) -> None:
+        if self._hilo_precarga is not None:
+            self._hilo_precarga.join()
         if self._servidor is not None:
             self._servidor.cerrar()
         if self._propia:
@@ -397,19 +407,25 @@ class CursoTemporal:
             })
         return env
 
+    def _iniciar_servidor(self, nb) -> None:
+        from tutor_lib import precarga
+
+        self._servidor = precarga.Servidor(precarga.modulos_de(nb), aislamiento.entorno_limpio({"tmp": "/tmp"}))
+
     def _precargar(self) -> float:
-        """Inicia el servidor de precarga la primera vez (segundos que tardó; 0 si ya estaba o no se usa)."""
+        """El servidor de precarga, listo (segundos que hubo que esperarlo; 0 si ya estaba o no se usa).
+
+        Si no se inició al preparar (una carpeta ya preparada), se inicia con la primera entrega.
+        """
         if not self._precarga:
             return 0.0
+        inicio = time.perf_counter()
+        if self._hilo_precarga is not None:
+            self._hilo_precarga.join()
         with self._candado:
-            if self._servidor is not None:
-                return 0.0
-            from tutor_lib import precarga
-
-            inicio = time.perf_counter()
-            env = aislamiento.entorno_limpio({"tmp": "/tmp"})
-            self._servidor = precarga.Servidor(precarga.modulos_de(self.liberado), env)
-            return time.perf_counter() - inicio
+            if self._servidor is None:
+                self._iniciar_servidor(self.liberado)
+        return time.perf_counter() - inicio if time.perf_counter() - inicio > 0.01 else 0.0
 
     def _sockets(self, estudiante: str) -> Path:
         """La carpeta de los sockets del kernel de ``estudiante``, con una ruta corta.

@@ -33,8 +33,9 @@ Lo que cuida (lo atacan ``tests/test_precarga.py`` y ``tests/test_ataques.py``):
   la memoria de la que nacen los kernels siguientes; el relevo del kernel,
   además, manda solo las variables que :mod:`tutor_lib.aislamiento` deja pasar;
 - lo único que importa el servidor son módulos instalados: los ``import`` de las
-  celdas del instructor del notebook **liberado** (sin pruebas ocultas) y una
-  lista fija (ipykernel, nbgrader, el juez);
+  celdas de preparación y compartidas (nunca de una prueba: ni el nombre de un
+  módulo que use una prueba oculta llega al kernel) y una lista fija (ipykernel,
+  nbgrader, el juez);
 - el socket vive en una carpeta ``0700`` de ``/tmp``: el kernel tiene su propio
   ``/tmp`` vacío y su propio espacio de red, no la ve ni llega a ella.
 
@@ -88,9 +89,11 @@ _INLINE = "module://matplotlib_inline.backend_inline"
 # ---------------------------------------------------------------------------
 
 def modulos_de(nb) -> list[str]:
-    """Los ``import`` de las celdas del instructor de un notebook liberado, como ``modulo`` o ``modulo:nombre``.
+    """Los ``import`` de las celdas que el kernel corre y escribió el instructor, como ``modulo`` o ``modulo:nombre``.
 
-    Solo celdas bloqueadas que no son de solución (las escribe el instructor); no
+    Solo celdas bloqueadas que no son de solución ni de prueba (preparación y celdas
+    compartidas): son iguales en el notebook fuente y en el liberado, y ninguna
+    importación de una prueba (oculta o no) llega a ``sys.modules`` del kernel. No
     ejecuta nada: lee el código con :mod:`ast` (las líneas mágicas se traducen antes).
     """
     from IPython.core.inputtransformer2 import TransformerManager
@@ -99,7 +102,7 @@ def modulos_de(nb) -> list[str]:
     vistos: list[str] = []
     for celda in nb.cells:
         meta = celda.get("metadata", {}).get("nbgrader", {})
-        if celda.cell_type != "code" or not meta.get("locked") or meta.get("solution"):
+        if celda.cell_type != "code" or not meta.get("locked") or meta.get("solution") or meta.get("grade"):
             continue
         try:
             arbol = ast.parse(traductor.transform_cell(celda.source))
