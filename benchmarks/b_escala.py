@@ -72,11 +72,12 @@ def _desglose(lineas: list[dict]) -> dict[str, float]:
     return med
 
 
-def _filas_desglose(med: dict[str, float], etiqueta: str, nota: str) -> list[tuple[str, str, str]]:
+def _filas_desglose(med: dict[str, float], etiqueta: str, nota: str, meta: str = "") -> list[tuple[str, str, str]]:
     from tutor_lib import formato
 
-    filas = []
-    for nombre, clave in [(f"{etiqueta} (mediana)", "calificacion_s"), ("  arrancar el kernel aislado", "arranque_kernel_s"),
+    filas = [(f"escala: {etiqueta} (mediana)", f"{formato.numero(med['calificacion_s'], 1)} s",
+              f"{nota}; {meta}" if meta else nota)]
+    for nombre, clave in [("  arrancar el kernel aislado", "arranque_kernel_s"),
                           ("  celdas del estudiante", "celdas_estudiante_s"), ("  pruebas en el juez", "pruebas_s"),
                           ("  resto de nbgrader autograde", "resto"), ("  trabajador (copias, libreta)", "trabajador")]:
         filas.append((f"escala: {nombre}", f"{formato.numero(med[clave], 1)} s", nota))
@@ -142,9 +143,8 @@ def medir() -> list[tuple[str, str, str]]:
                           "precarga; incluye preparar cada asignación e iniciar trabajadores y servidores"))
             med = _desglose(lineas)
             etiqueta = "una entrega sola" if w == 1 else f"una entrega, {w} a la vez"
-            nota = f"con {w} trabajador(es); medido por el motor" + (
-                f"; {_meta(med['calificacion_s'], META_ENTREGA_S)}" if w == 1 else "")
-            filas += _filas_desglose(med, etiqueta, nota)
+            filas += _filas_desglose(med, etiqueta, f"con {w} trabajador(es); medido por el motor",
+                                     _meta(med["calificacion_s"], META_ENTREGA_S) if w == 1 else "")
             servidores = [s for s in arranques if s > 0]
             if servidores:
                 filas.append((f"escala: iniciar el servidor de precarga ({w} trabajador(es))",

@@ -167,17 +167,22 @@ def test_el_kernel_pide_solo_lo_que_el_aislamiento_deja_pasar(monkeypatch):
 def test_el_servidor_muere_con_quien_lo_lanzo(tmp_path):
     codigo = ("import sys, time\nfrom tutor_lib import precarga\n"
               "s = precarga.Servidor([], {'PATH': '/usr/bin:/bin'})\n"
-              "print(s.proc.pid, flush=True)\ntime.sleep(300)\n")
+              "print(s.proc.pid, s.carpeta, flush=True)\ntime.sleep(300)\n")
     dueno = subprocess.Popen([sys.executable, "-c", codigo], stdout=subprocess.PIPE, text=True)
     try:
-        pid = int(dueno.stdout.readline())
-        assert Path(f"/proc/{pid}").exists()
+        pid, carpeta = dueno.stdout.readline().split()
+        pid = int(pid)
+        assert Path(f"/proc/{pid}").exists() and Path(carpeta).is_dir()
         dueno.kill()
         dueno.wait()
         limite = time.monotonic() + 15
         while time.monotonic() < limite and Path(f"/proc/{pid}").exists() and "zombie" not in _estado(pid):
             time.sleep(0.1)
         assert not Path(f"/proc/{pid}").exists() or "zombie" in _estado(pid)
+        limite = time.monotonic() + 5
+        while time.monotonic() < limite and Path(carpeta).exists():
+            time.sleep(0.1)
+        assert not Path(carpeta).exists(), "el servidor debía borrar su carpeta (el socket) al irse"
     finally:
         dueno.kill()
 

@@ -297,6 +297,7 @@ class CursoTemporal:
         self._precarga = precarga and precarga_activa()
         self._servidor = None
         self._hilo_precarga: threading.Thread | None = None
+        self.error_precarga: str | None = None  # por qué no se pudo iniciar el servidor de precarga
         if carpeta is not None:
             self.D = Path(carpeta).resolve()
             self.privado, self.curso = self.D / "privado", self.D / "curso"
@@ -351,7 +352,11 @@ class CursoTemporal:
         # Un trabajador de otra máquina prepara con una libreta privada: las celdas y puntos ya los
         # escribió en la libreta compartida quien reparte, con el mismo notebook fuente.
         privada = [] if texto_fuente is None else [f"--CourseDirectory.db_url=sqlite:///{self.privado / 'preparacion.db'}"]
-        self._nbgrader("generate_assignment", asignacion, "--force", *privada, tiempo=300)
+        try:
+            self._nbgrader("generate_assignment", asignacion, "--force", *privada, tiempo=300)
+        except BaseException:
+            self.cerrar()  # ni la carpeta ni el servidor de precarga quedan atrás
+            raise
         self.liberado = nbformat.read(self.curso / "liberado" / asignacion / f"{asignacion}.ipynb", as_version=4)
 
     # -- utilidades --
@@ -408,9 +413,14 @@ class CursoTemporal:
         return env
 
     def _iniciar_servidor(self, nb) -> None:
+        """Inicia el servidor de precarga; si no se puede, se califica sin él (cada programa, un proceso nuevo)."""
         from tutor_lib import precarga
 
-        self._servidor = precarga.Servidor(precarga.modulos_de(nb), aislamiento.entorno_limpio({"tmp": "/tmp"}))
+        try:
+            self._servidor = precarga.Servidor(precarga.modulos_de(nb), aislamiento.entorno_limpio({"tmp": "/tmp"}))
+        except (OSError, ValueError, SyntaxError) as exc:
+            self._precarga = False
+            self.error_precarga = f"{type(exc).__name__}: {exc}"
 
     def _precargar(self) -> float:
         """El servidor de precarga, listo (segundos que hubo que esperarlo; 0 si ya estaba o no se usa).
@@ -423,7 +433,7 @@ class CursoTemporal:
         if self._hilo_precarga is not None:
             self._hilo_precarga.join()
         with self._candado:
-            if self._servidor is None:
+            if self._servidor is None and self._precarga:
                 self._iniciar_servidor(self.liberado)
         return time.perf_counter() - inicio if time.perf_counter() - inicio > 0.01 else 0.0
 

@@ -375,6 +375,10 @@ def servir(ruta: str, modulos: list[str]) -> None:
     finally:
         for pid in list(hijos):
             _matar(pid)
+        # Si quien lo lanzó murió sin cerrarlo, nadie más borra su carpeta (socket y caché de matplotlib).
+        carpeta = os.path.dirname(os.path.abspath(ruta))
+        if os.path.basename(carpeta).startswith("tutor-p-"):
+            shutil.rmtree(carpeta, ignore_errors=True)
 
 
 def _matar(pid: int) -> None:
