@@ -462,10 +462,7 @@ class Servidor:
             except (OSError, subprocess.TimeoutExpired):
                 pass
         if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+            _matar(self.proc.pid)
             self.proc.wait()
         self._errores.close()
         shutil.rmtree(self.carpeta, ignore_errors=True)
