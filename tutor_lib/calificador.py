@@ -279,8 +279,9 @@ class CursoTemporal:
         esa versión, no con la suya). ``carpeta``: una carpeta que otro proceso de
         esta misma máquina ya preparó para esta corrida; se usa tal cual, sin
         volver a preparar, y no se borra al cerrar (la borra quien la creó).
-        ``precarga``: califica con el servidor de :mod:`tutor_lib.precarga` (se
-        inicia con la primera entrega; conviene cuando son muchas).
+        ``precarga``: califica con el servidor de :mod:`tutor_lib.precarga`, que
+        importa torch y transformers mientras nbgrader prepara la asignación (con una
+        ``carpeta`` ya preparada, se inicia con la primera entrega).
         """
         self.raiz_repo = raiz or raiz_curso()
         self.asig = asignacion
