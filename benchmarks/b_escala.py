@@ -46,10 +46,16 @@ META_CLASE_30_S = 150.0
 META_CORREGIR_S = 15.0
 
 
+#: Segundos de preparar cada asignación (``generate_assignment``), medidos al armar las clases.
+_PREPARAR: list[float] = []
+
+
 def _clase(asig: str, n: int, carpeta: Path, nombre: str | None = None) -> Path:
     from tutor_lib.calificador import CursoTemporal, entrega_de_referencia, fuente
 
+    inicio = time.perf_counter()
     with CursoTemporal(asig) as curso:
+        _PREPARAR.append(time.perf_counter() - inicio)
         referencia = entrega_de_referencia(nbformat.read(fuente(asig), as_version=4), curso.liberado)
         vacia = curso.liberado
     raiz = carpeta / (nombre or f"clase_{asig}")
@@ -123,6 +129,9 @@ def medir() -> list[tuple[str, str, str]]:
     tmp = Path(tempfile.mkdtemp(prefix="tutor-bench-escala-"))
     try:
         clases = {a: _clase(a, n, tmp) for a, n in zip(asigs, por_asig)}
+        filas.append(("escala: preparar una asignación (generate_assignment)",
+                      f"{formato.numero(statistics.median(_PREPARAR), 1)} s",
+                      f"mediana de {len(_PREPARAR)}; una vez por corrida (y por trabajador de otra máquina)"))
         ritmo = {}
         for w in TRABAJADORES:
             inicio = time.perf_counter()
