@@ -622,10 +622,15 @@ def _permitida(nombre: str, extra: set[str]) -> bool:
     return nombre in _PERMITIDAS or nombre in extra or nombre.startswith(_PREFIJOS_PERMITIDOS)
 
 
+def permitidas(env: dict[str, str], conf: dict) -> dict[str, str]:
+    """Las variables de ``env`` que pueden llegar al kernel: la lista blanca y las de ``entorno`` de ``conf``."""
+    extra = {str(n) for n in conf.get("entorno", [])}
+    return {k: v for k, v in env.items() if _permitida(k, extra)}
+
+
 def entorno_limpio(conf: dict, usuario: tuple[int, int] | None = None) -> dict[str, str]:
     """Las variables de entorno del kernel: solo las de la lista blanca (y las de ``entorno``)."""
-    extra = {str(n) for n in conf.get("entorno", [])}
-    env = {k: v for k, v in os.environ.items() if _permitida(k, extra)}
+    env = permitidas(dict(os.environ), conf)
     tmp = conf.get("tmp", "/tmp")
     # Pocos hilos por kernel: menos memoria virtual reservada (el límite es de memoria
     # virtual) y varios estudiantes pueden calificarse a la vez sin pelear por la CPU.

@@ -298,7 +298,6 @@ class CursoTemporal:
         self._precarga = precarga and precarga_activa()
         self._servidor = None
         self._hilo_precarga: threading.Thread | None = None
-        self.error_precarga: str | None = None  # por qué no se pudo iniciar el servidor de precarga
         if carpeta is not None:
             self.D = Path(carpeta).resolve()
             self.privado, self.curso = self.D / "privado", self.D / "curso"
@@ -419,9 +418,8 @@ class CursoTemporal:
 
         try:
             self._servidor = precarga.Servidor(precarga.modulos_de(nb), aislamiento.entorno_limpio({"tmp": "/tmp"}))
-        except (OSError, ValueError, SyntaxError) as exc:
-            self._precarga = False
-            self.error_precarga = f"{type(exc).__name__}: {exc}"
+        except (OSError, ValueError, SyntaxError):
+            self._precarga = False  # el informe de cada kernel lo dice: "precarga": false
 
     def _precargar(self) -> float:
         """El servidor de precarga, listo (segundos que hubo que esperarlo; 0 si ya estaba o no se usa).
@@ -436,7 +434,8 @@ class CursoTemporal:
         with self._candado:
             if self._servidor is None and self._precarga:
                 self._iniciar_servidor(self.liberado)
-        return time.perf_counter() - inicio if time.perf_counter() - inicio > 0.01 else 0.0
+        espera = time.perf_counter() - inicio
+        return espera if espera > 0.01 else 0.0
 
     def _sockets(self, estudiante: str) -> Path:
         """La carpeta de los sockets del kernel de ``estudiante``, con una ruta corta.

@@ -299,9 +299,9 @@ def _hijo(conexion: socket.socket, cerrar: list[int]) -> None:
 
 
 def _codigo(estado: int) -> int:
-    if os.WIFEXITED(estado):
-        return os.WEXITSTATUS(estado)
-    return 128 + os.WTERMSIG(estado) if os.WIFSIGNALED(estado) else 1
+    """El código de salida como lo da un shell: 128 + la señal si lo mató una."""
+    codigo = os.waitstatus_to_exitcode(estado)
+    return codigo if codigo >= 0 else 128 - codigo
 
 
 def servir(ruta: str, modulos: list[str]) -> None:
@@ -401,10 +401,7 @@ def _recoger(hijos: dict, por_fd: dict, sondeo) -> None:
         if info is None:
             return
         pid = info.si_pid
-        try:
-            os.killpg(pid, signal.SIGKILL)  # lo que quede de su grupo termina con él
-        except (ProcessLookupError, PermissionError):
-            pass
+        _matar(pid)  # lo que quede de su grupo termina con él
         _, estado = os.waitpid(pid, 0)
         conexion = hijos.pop(pid, None)
         if conexion is None:
@@ -490,9 +487,11 @@ def _env_del_pedido(argv: list[str]) -> dict[str, str]:
     if _es_kernel(argv):
         from tutor_lib import aislamiento
 
-        conf = json.loads(env.get(aislamiento.VARIABLE, "{}") or "{}")
-        extra = {str(n) for n in conf.get("entorno", [])}
-        env = {k: v for k, v in env.items() if k == aislamiento.VARIABLE or aislamiento._permitida(k, extra)}
+        conf = env.get(aislamiento.VARIABLE, "")
+        # la configuración del aislamiento viaja (la lee tutor_lib.aislamiento); lo demás, por su lista blanca
+        env = aislamiento.permitidas(env, json.loads(conf or "{}"))
+        if conf:
+            env[aislamiento.VARIABLE] = conf
     return env
 
 
@@ -505,8 +504,7 @@ def _pedir(ruta: str, argv: list[str]) -> int:
     """Pide ``argv`` al servidor y espera su fin; devuelve el código de salida."""
     conexion = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conexion.connect(ruta)
-    fds = [fd for fd in _abiertos() if fd != conexion.fileno()][:_MAX_FDS]
-    fds = [fd for fd in fds if _valido(fd)]
+    fds = [fd for fd in _abiertos() if fd != conexion.fileno() and _valido(fd)][:_MAX_FDS]
     datos = json.dumps({"argv": argv, "env": _env_del_pedido(argv), "cwd": os.getcwd(),
                         "umask": _umask(), "fds": fds}).encode()
     mensaje = len(datos).to_bytes(4, "big") + datos
