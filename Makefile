@@ -1,6 +1,7 @@
 # Dos órdenes para todo el curso (ver README.md):
 #   make curso   → prepara el entorno si falta y abre JupyterLab con las lecciones
 #   make test    → prepara el entorno si falta y corre todas las pruebas
+#   make sitio   → el sitio web del curso con las lecciones ejecutadas (salidas/sitio/html)
 # Variante para servidores sin pantalla: make curso-servidor [PUERTO=8888] [IP=127.0.0.1]
 # Instructores: make curso-profesor abre la interfaz de nbgrader (formgrader)
 # Instructores: make ejercicios regenera exercises/ desde solutions/ (ver course/GUIA_INSTRUCTOR.md)
@@ -14,7 +15,7 @@ IP ?= 127.0.0.1
 TOKEN ?=
 PYTEST_ARGS ?=
 
-.PHONY: curso curso-servidor curso-profesor test entorno benchmarks gpu encabezados ejercicios limpiar
+.PHONY: curso curso-servidor curso-profesor test entorno benchmarks gpu encabezados ejercicios limpiar sitio
 
 entorno: $(LISTO)
 
@@ -36,6 +37,11 @@ curso-profesor: $(LISTO)
 
 test: $(LISTO)
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# El sitio web del curso, ejecutado en modo rápido, en salidas/sitio/html (ver README.md, «El sitio del curso»).
+# Reusa las lecciones que ya ejecutó make test; ejecuta solo las que cambiaron.
+sitio: $(LISTO)
+	$(PY) -m sitio
 
 benchmarks: $(LISTO)
 	$(PY) -m benchmarks

@@ -83,6 +83,7 @@ def _ejecutar(ruta: Path, timeout_celda: int, entorno_extra: dict | None):
         kernel_name="python3",
         resources={"metadata": {"path": str(ruta.parent)}},
         allow_errors=False,
+        store_widget_state=True,  # el sitio (make sitio) dibuja los widgets con este estado
     )
     antes = _estado_git()
     inicio = time.perf_counter()
@@ -115,6 +116,11 @@ def _ejecutar(ruta: Path, timeout_celda: int, entorno_extra: dict | None):
     despues = _estado_git()
     if antes is not None:
         CAMBIOS_EN_GIT[ruta] = sorted(k for k in set(antes) | set(despues) if antes.get(k) != despues.get(k))
+    if ruta.parent == _RAIZ / "lessons" and re.match(r"\d\d_", ruta.name) and not entorno_extra:
+        # la lección ejecutada, tal cual, para el sitio: make sitio no la vuelve a ejecutar (sitio/cache.py)
+        from sitio import cache
+
+        cache.guardar(ruta, nb, segundos)
     return nb, segundos
 
 

