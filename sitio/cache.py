@@ -90,6 +90,9 @@ def guardar(ruta: str | os.PathLike, nb, segundos: float | None = None) -> Path:
     temporal = destino.with_name(f".{destino.name}.{os.getpid()}")
     nbformat.write(nb, temporal)
     os.replace(temporal, destino)
+    for vieja in destino.parent.glob(f"{Path(ruta).stem}-*.ipynb"):  # ejecuciones de versiones anteriores
+        if vieja != destino:
+            vieja.unlink(missing_ok=True)
     return destino
 
 

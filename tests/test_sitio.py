@@ -113,6 +113,8 @@ def test_la_cache_guarda_y_encuentra_solo_la_version_actual(tmp_path, monkeypatc
     nb.cells[0].source += " (editada)"
     nbformat.write(nb, copia)
     assert cache.buscar(copia) is None, "una lección editada no debe reutilizar la ejecución vieja"
+    cache.guardar(copia, nb)
+    assert len(list((tmp_path / "cache").glob("05_prueba-*.ipynb"))) == 1, "la ejecución vieja no se borró"
 
 
 def test_un_enunciado_con_solucion_o_prueba_oculta_detiene_el_sitio(tmp_path):
@@ -269,6 +271,29 @@ _INTERFAZ_JS = """() => {
 
 @pytest.mark.navegador
 def test_chromium_lee_el_sitio(sitio, servidor):
+    """Corre en un hilo propio: en la corrida completa, el Chromium de tests/navegador (una sesión de Playwright
+    abierta durante toda la corrida) ocupa el bucle de eventos del hilo principal, y Playwright no admite dos."""
+    resultado: dict = {}
+
+    def leer():
+        try:
+            resultado["valor"] = _leer_el_sitio(servidor)
+        except BaseException as exc:  # se vuelve a lanzar en el hilo de la prueba
+            resultado["error"] = exc
+
+    hilo = threading.Thread(target=leer)
+    hilo.start()
+    hilo.join()
+    if "error" in resultado:
+        raise resultado["error"]
+    problemas, resultados, fuera_de_casa, errores_js = resultado["valor"]
+    assert not problemas, f"páginas de lecciones con problemas: {problemas}"
+    assert any("lessons/04_warmup_y_regularizacion" in r for r in resultados), f"buscar «warmup» no halló la lección 04: {resultados}"
+    assert not fuera_de_casa, f"el sitio pidió recursos fuera de la máquina: {sorted(set(fuera_de_casa))[:5]}"
+    assert not errores_js, f"errores de JavaScript: {errores_js[:3]}"
+
+
+def _leer_el_sitio(servidor: str):
     from playwright.sync_api import sync_playwright
 
     fuera_de_casa: list[str] = []
@@ -326,11 +351,7 @@ def test_chromium_lee_el_sitio(sitio, servidor):
         resultados = pagina.locator("#search-results li a").evaluate_all("as => as.map(a => a.href)")
         pagina.screenshot(path=str(_capturas() / "sitio_busqueda_warmup.png"))
         navegador.close()
-
-    assert not problemas, f"páginas de lecciones con problemas: {problemas}"
-    assert any("lessons/04_warmup_y_regularizacion" in r for r in resultados), f"buscar «warmup» no halló la lección 04: {resultados}"
-    assert not fuera_de_casa, f"el sitio pidió recursos fuera de la máquina: {sorted(set(fuera_de_casa))[:5]}"
-    assert not errores_js, f"errores de JavaScript: {errores_js[:3]}"
+    return problemas, resultados, fuera_de_casa, errores_js
 
 
 def _capturas() -> Path:
