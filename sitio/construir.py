@@ -305,8 +305,9 @@ def _escribir_si_cambia(ruta: Path, contenido: str | bytes, vistos: set[Path]) -
     ruta.write_bytes(datos)
 
 
-def _indice(lecs: list[tuple[str, str]], ejercicios: list[str], completos: list[ResultadoCompleto]) -> str:
+def _indice(lecs: list[tuple[str, str]], ejercicios: list[tuple[str, str]], completos: list[ResultadoCompleto]) -> str:
     filas = "\n".join(f"| [{titulo}](lessons/{stem}.ipynb) |" for stem, titulo in lecs)
+    lista_ejercicios = "\n".join(f"- [{titulo}]({ruta}.ipynb)" for ruta, titulo in ejercicios)
     if completos:
         lista = "\n".join(f"- [{r.titulo}]({r.destino}{'.ipynb' if r.origen.suffix == '.ipynb' else '.md'})"
                           for r in completos)
@@ -326,9 +327,9 @@ def _indice(lecs: list[tuple[str, str]], ejercicios: list[str], completos: list[
         "correrla tú, usa el botón de Colab de cada página o instala el curso (`make curso`).\n\n"
         "## Lecciones\n\n| Lección |\n|---|\n" + filas + "\n\n"
         "## Ejercicios\n\nLos enunciados, tal como los recibe quien estudia (se califican con nbgrader o con "
-        "`tutor corregir`).\n\n## Resultados del modo completo\n\n" + seccion + "\n\n"
+        "`tutor corregir`).\n\n" + lista_ejercicios + "\n\n## Resultados del modo completo\n\n" + seccion + "\n\n"
         "```{toctree}\n:caption: Lecciones\n:hidden:\n\n" + "\n".join(f"lessons/{s}" for s, _ in lecs) + "\n```\n\n"
-        "```{toctree}\n:caption: Ejercicios\n:hidden:\n\n" + "\n".join(ejercicios) + "\n```\n\n"
+        "```{toctree}\n:caption: Ejercicios\n:hidden:\n\n" + "\n".join(r for r, _ in ejercicios) + "\n```\n\n"
         "```{toctree}\n:caption: Herramientas\n:hidden:\n\ntutor/index\n```\n"
         + ("\n```{toctree}\n:caption: Modo completo\n:hidden:\n\n" + "\n".join(r.destino for r in completos)
            + "\n```\n" if completos else "")
@@ -411,8 +412,9 @@ def construir(salida: Path | None = None, ejecutar: bool = True, completos_en: P
     ejercicios = []
     for ruta in enunciados():
         relativa = ruta.relative_to(RAIZ)
-        _escribir_si_cambia(fuente / relativa, nbformat.writes(preparar_enunciado(ruta)), vistos)
-        ejercicios.append(relativa.with_suffix("").as_posix())
+        enunciado = preparar_enunciado(ruta)
+        _escribir_si_cambia(fuente / relativa, nbformat.writes(enunciado), vistos)
+        ejercicios.append((relativa.with_suffix("").as_posix(), _titulo(enunciado, ruta.stem)))
     informe.enunciados = len(ejercicios)
 
     # 3. tutor
