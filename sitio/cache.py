@@ -32,6 +32,27 @@ PAQUETES = (
 )
 
 
+#: El entorno con que se ejecuta una lección en modo rápido, en las pruebas y en el sitio: el mismo, para que
+#: una ejecución guardada por ``make test`` sea la que haría ``make sitio``. El backend inline dibuja como JupyterLab.
+ENTORNO_RAPIDO = {
+    "TUTOR_MODO": "rapido", "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+    "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1", "TOKENIZERS_PARALLELISM": "false",
+}
+
+
+def cliente_rapido(nb, ruta: str | os.PathLike, timeout_celda: int):
+    """El ``NotebookClient`` que ejecuta ``nb`` (la lección ``ruta``) en su carpeta y guarda el estado de los widgets.
+
+    Quien lo usa pone :data:`ENTORNO_RAPIDO` en ``os.environ`` mientras ejecuta (el kernel lo hereda).
+    """
+    from nbclient import NotebookClient
+
+    return NotebookClient(nb, timeout=timeout_celda, kernel_name="python3", allow_errors=False,
+                          store_widget_state=True,  # el sitio dibuja los widgets con este estado (sitio/widgets.py)
+                          resources={"metadata": {"path": str(Path(ruta).parent)}})
+
+
 def carpeta() -> Path:
     """Dónde viven los notebooks ejecutados (``TUTOR_SITIO_CACHE`` o ``salidas/sitio/ejecutados``)."""
     return Path(os.environ.get("TUTOR_SITIO_CACHE") or RAIZ / "salidas" / "sitio" / "ejecutados")

@@ -29,6 +29,7 @@ import sys
 import time
 import tomllib
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import nbformat
@@ -69,6 +70,7 @@ def enunciados() -> list[Path]:
     return sorted((RAIZ / "exercises").glob("ej*/ej*.ipynb"))
 
 
+@lru_cache(maxsize=1)
 def url_repositorio() -> str:
     """La URL del repositorio (``[project.urls] Repositorio`` de ``pyproject.toml``)."""
     datos = tomllib.loads((RAIZ / "pyproject.toml").read_text(encoding="utf-8"))
@@ -88,20 +90,14 @@ def enlace_colab(relativa: str) -> str:
 
 def ejecutar_rapido(ruta: Path, timeout_celda: int = 900):
     """Ejecuta la lección ``ruta`` en modo rápido, como ``make test``, y la guarda en la caché."""
-    from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
     nb = nbformat.read(ruta, as_version=4)
     anterior = dict(os.environ)
-    os.environ.update({
-        "TUTOR_MODO": "rapido", "MPLBACKEND": "module://matplotlib_inline.backend_inline",
-        "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-        "HF_HUB_DISABLE_TELEMETRY": "1", "TOKENIZERS_PARALLELISM": "false",
-    })
+    os.environ.update(cache.ENTORNO_RAPIDO)
     inicio = time.perf_counter()
     try:
-        NotebookClient(nb, timeout=timeout_celda, kernel_name="python3", allow_errors=False,
-                       store_widget_state=True, resources={"metadata": {"path": str(ruta.parent)}}).execute()
+        cache.cliente_rapido(nb, ruta, timeout_celda).execute()
     except (CellExecutionError, CellTimeoutError, DeadKernelError) as exc:
         primera = str(exc).strip().splitlines()[-1:] or [type(exc).__name__]
         raise ErrorSitio(

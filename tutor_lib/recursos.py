@@ -475,6 +475,35 @@ def carpeta_cache() -> Path:
     return Path(base)
 
 
+def carpeta_temporal(destino: Path) -> Path:
+    """Una carpeta vacía junto a ``destino`` donde escribir una conversión antes de publicarla."""
+    import shutil
+
+    temporal = destino.with_name(destino.name + f".tmp{os.getpid()}")
+    shutil.rmtree(temporal, ignore_errors=True)
+    temporal.mkdir(parents=True)
+    return temporal
+
+
+def publicar_carpeta(temporal: Path, destino: Path, completa) -> Path:
+    """Renombra ``temporal`` a ``destino``: una conversión interrumpida no deja una carpeta a medias que parezca buena.
+
+    Si otro proceso (otra lección, otro kernel) publicó la misma conversión antes, se queda la suya, siempre que
+    ``completa(destino)`` lo confirme. La usan ``tutor_lib.e5`` y ``tutor_lib.smollm2``.
+    """
+    import shutil
+
+    if destino.exists():
+        shutil.rmtree(destino, ignore_errors=True)
+    try:
+        temporal.rename(destino)
+    except OSError:
+        shutil.rmtree(temporal, ignore_errors=True)
+        if not completa(destino):
+            raise
+    return destino
+
+
 PLANTILLA_CHAT = (
     "{% for m in messages %}"
     "{% if m['role'] == 'assistant' %}"

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,6 +68,8 @@ def convertir(destino: str | os.PathLike | None = None, origen: str | os.PathLik
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    from tutor_lib.recursos import carpeta_temporal, publicar_carpeta
+
     destino = Path(destino) if destino else carpeta_convertida()
     if _completa(destino) and not forzar:
         return destino
@@ -77,28 +78,17 @@ def convertir(destino: str | os.PathLike | None = None, origen: str | os.PathLik
         raise FaltaSmolLM2("Para convertir SmolLM2 falta el paquete gguf: pip install gguf")
     print(f"Preparo SmolLM2-135M-Instruct por única vez: lo convierto desde {PAQUETE} a {destino} "
           "(menos de un minuto y unos 520 MiB de disco).", flush=True)
-    temporal = destino.with_name(destino.name + f".tmp{os.getpid()}")
-    shutil.rmtree(temporal, ignore_errors=True)
-    temporal.mkdir(parents=True)
+    temporal = carpeta_temporal(destino)
     tokenizer = AutoTokenizer.from_pretrained(origen.parent, gguf_file=origen.name)
     modelo = AutoModelForCausalLM.from_pretrained(origen.parent, gguf_file=origen.name, dtype=torch.float32)
     # sin rastro del cuantizador de GGUF: la carpeta es un modelo en float32 como cualquier otro
-    for atributo in ("quantization_config",):
-        if hasattr(modelo.config, atributo):
-            delattr(modelo.config, atributo)
+    if hasattr(modelo.config, "quantization_config"):
+        del modelo.config.quantization_config
     modelo.hf_quantizer = None
     modelo.is_quantized = False
     modelo.save_pretrained(temporal, safe_serialization=True)
     tokenizer.save_pretrained(temporal)
-    if destino.exists():
-        shutil.rmtree(destino, ignore_errors=True)
-    try:
-        temporal.rename(destino)
-    except OSError:  # otro proceso terminó la misma conversión antes
-        shutil.rmtree(temporal, ignore_errors=True)
-        if not _completa(destino):
-            raise
-    return destino
+    return publicar_carpeta(temporal, destino, _completa)
 
 
 @dataclass
@@ -113,9 +103,15 @@ class Verificacion:
         return self.tensores > 0 and self.diferencia_maxima == 0.0
 
 
-def verificar(carpeta: str | os.PathLike | None = None, origen: str | os.PathLike | None = None,
-              nombres: tuple[str, ...] = ("token_embd.weight", "blk.0.attn_q.weight", "blk.29.ffn_down.weight")
-              ) -> Verificacion:
+#: Los tensores que compara :func:`verificar`: nombre en el GGUF → nombre en la carpeta de transformers.
+TENSORES_VERIFICADOS = {
+    "token_embd.weight": "model.embed_tokens.weight",
+    "blk.0.attn_q.weight": "model.layers.0.self_attn.q_proj.weight",
+    "blk.29.ffn_down.weight": "model.layers.29.mlp.down_proj.weight",
+}
+
+
+def verificar(carpeta: str | os.PathLike | None = None, origen: str | os.PathLike | None = None) -> Verificacion:
     """Compara tensores de la carpeta con los del GGUF leídos y descuantizados aquí, sin transformers.
 
     La descuantización es la misma (transformers también usa ``gguf.quants``); lo que se comprueba es el resto
@@ -132,21 +128,16 @@ def verificar(carpeta: str | os.PathLike | None = None, origen: str | os.PathLik
     lector = GGUFReader(str(Path(origen) if origen else archivo_del_paquete()))
     pesos = load_file(str(carpeta / "model.safetensors"))
     cabezas = int(lector.fields["llama.attention.head_count"].parts[-1][0])
-    equivalentes = {
-        "token_embd.weight": "model.embed_tokens.weight",
-        "blk.0.attn_q.weight": "model.layers.0.self_attn.q_proj.weight",
-        "blk.29.ffn_down.weight": "model.layers.29.mlp.down_proj.weight",
-    }
     diferencia, comparados = 0.0, 0
     for tensor in lector.tensors:
-        if tensor.name not in nombres:
+        if tensor.name not in TENSORES_VERIFICADOS:
             continue
         valores = dequantize(tensor.data, tensor.tensor_type).reshape(tuple(reversed(tensor.shape.tolist())))
         if ".attn_q." in tensor.name:  # deshacer la permutación de llama.cpp
             filas, columnas = valores.shape
             valores = (valores.reshape(cabezas, filas // cabezas // 2, 2, columnas)
                        .swapaxes(1, 2).reshape(filas, columnas))
-        convertido = pesos[equivalentes[tensor.name]]
+        convertido = pesos[TENSORES_VERIFICADOS[tensor.name]]
         diferencia = max(diferencia, float(np.abs(convertido.astype(np.float32) - valores.astype(np.float32)).max()))
         comparados += 1
     return Verificacion(comparados, diferencia)
