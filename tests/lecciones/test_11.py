@@ -191,6 +191,7 @@ def test_leccion_11_cifras_clave():
     # Secciones 7 y 8: forma moderna, capas de 4 bits y calculadora = medición
     assert "Forma antigua → TypeError" in texto
     assert "¿Cargado en 4 bits? True" in texto
+    assert "Capas de 4 bits protegidas contra el reacomodo de CPU: 14" in texto  # justo al cargar
     assert re.search(r"^Linear4bit\s+uint8\s+14\s", texto, flags=re.M)
     constantes = re.search(rf"calculadora de tutor_lib: ({ENTERO}) B; medidas: ({ENTERO}) B", texto)
     assert constantes and constantes.group(1) == constantes.group(2)
@@ -203,6 +204,30 @@ def test_leccion_11_cifras_clave():
     assert re.search(r"Después: \{'float32': \d+, 'uint8': 14\}", texto)
     assert "peft: 18 688 entrenables de" in texto  # r=8 en las 14 capas lineales del Llama de juguete
 
+    # Sección 11, la trampa del reacomodo, medida en el notebook con dos copias del juguete
+    avx, gpu = re.search(r"¿CPU con AVX512-BF16\? (sí|no); ¿GPU\? (sí|no)", texto).groups()
+    assert avx == ("sí" if bnbF.has_avx512bf16() else "no")
+    filas = {
+        nombre: tuple(int(x) for x in cifras)
+        for nombre, *cifras in re.findall(
+            r"^(sin protección|con evitar_reempaquetado)\s+(\d+) de (\d+)\s+(\d+) de (\d+)\s+(\d+) de (\d+)$",
+            texto, flags=re.M,
+        )
+    }
+    assert set(filas) == {"sin protección", "con evitar_reempaquetado"}
+    for antes, total, _, capas, _, total_despues in filas.values():
+        assert (antes, total, capas, total_despues) == (14, 14, 14, 14)  # r=8 en las 14 lineales del juguete
+    _, _, reacomodadas_con, _, despues_con, _ = filas["con evitar_reempaquetado"]
+    assert (reacomodadas_con, despues_con) == (0, 14)
+    _, _, reacomodadas_sin, _, despues_sin, _ = filas["sin protección"]
+    if avx == "sí" and gpu == "no":
+        # las 8 de atención se reacomodan; o_proj corta el gradiente de q, k y v en las 2 capas
+        assert (reacomodadas_sin, despues_sin) == (8, 8)
+        assert "La trampa es real en esta máquina" in texto and "sin gradiente a 6 de 14 adaptadores (42.9 %)" in texto
+    else:
+        assert (reacomodadas_sin, despues_sin) == (0, 14)
+        assert "Esta máquina no reacomoda los pesos" in texto
+
     # Sección 10 y 11: en CPU se detecta y se dice qué se omite; el entrenamiento corre de verdad
     assert "OMITIDO: paged_adamw_8bit" in texto
     perdidas = [float(p) for p in re.findall(r"^\s+\d+\s+([0-9.]+)\s+[0-9.]+e[+-]\d+$", texto, flags=re.M)]
@@ -210,6 +235,7 @@ def test_leccion_11_cifras_clave():
     antes, despues = map(float, re.search(r"Pérdida de validación: antes ([0-9.]+), después ([0-9.]+)", texto).groups())
     assert despues < antes
     assert "¿Códigos de 4 bits de la base sin cambios? True" in texto
+    assert "lora_B que dejaron de valer cero: 14 de 14" in texto  # el gradiente llegó a todos los adaptadores
 
     # Sección 12: tabla de la calculadora
     assert re.search(r"^Llama-2-7B\s+6 738 415 616\s", texto, flags=re.M)
