@@ -38,6 +38,7 @@ def _qwen2_atado(vocab, oculta, capas, intermedia, cabezas, cabezas_kv):
 @pytest.mark.parametrize("nombre, tarea, esperado", [
     ("dccuchile/bert-base-spanish-wwm-cased", "clasificacion", _bert_clasificacion(31002, 768, 12, 3072, 512, 2, 2)),
     ("Qwen/Qwen2.5-0.5B-Instruct", "causal", _qwen2_atado(151936, 896, 24, 4864, 14, 2)),
+    ("Qwen/Qwen2.5-1.5B-Instruct", "causal", _qwen2_atado(151936, 1536, 28, 8960, 12, 2)),
 ])
 def test_cada_config_se_construye_sin_red_con_los_parametros_de_sus_dimensiones(nombre, tarea, esperado,
                                                                                  monkeypatch):

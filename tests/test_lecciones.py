@@ -17,7 +17,7 @@ LECCIONES = sorted((RAIZ / "lessons").glob("[0-9][0-9]_*.ipynb"))
 TIEMPOS = Path(os.environ.get("TMPDIR", "/tmp")) / "tutor_tiempos_lecciones.json"
 #: Segundos que puede tardar cada lección en modo rápido en una CPU de 2 núcleos (300 si no figura).
 #: La 03 ajusta multilingual-e5-small tres épocas sobre las 924 reseñas: unos 4 minutos.
-LIMITES = {"03_trainer": 420, "06_trainer_avanzado": 600, "08_evaluacion_y_metricas": 600}
+LIMITES = {"03_trainer": 420, "06_trainer_avanzado": 600, "08_evaluacion_y_metricas": 600, "14_proyecto_final": 420}
 
 
 #: Lo que las bibliotecas imprimen en inglés y el curso silencia (tutor_lib.entorno.preparar y recursos).

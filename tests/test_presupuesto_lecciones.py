@@ -120,7 +120,7 @@ def test_un_cuaderno_sin_marcas_da_un_error_en_espanol(tmp_path):
     with pytest.raises(ValueError, match="no tiene las marcas"):
         pl.escribir_encabezado(ruta, "11")
     with pytest.raises(ValueError, match="no tiene modo completo"):
-        pl.fases("14")
+        pl.fases("15")
     with pytest.raises(FileNotFoundError, match="No encuentro el cuaderno de la lección 11"):
         pl.cuaderno("11", tmp_path / "sin_lecciones")
 
@@ -148,6 +148,8 @@ SUPUESTOS = {
            "activation_checkpointing=ENTORNO.gpu is not None"],
     "13": ['MODELO, SECUENCIA = recursos.nombre_modelo("causal", "completo"), 128',
            "PASOS, LOTE_POR_DISPOSITIVO = 4, 4", "--lote-por-dispositivo", 'dtype=torch.float32'],
+    "14": ["epocas, lote, tasa, max_length = 2, 4, 2e-4, 512", 'objetivo = dict(target_modules="all-linear")',
+           "r=16", "activation_checkpointing=ENTORNO.gpu is not None", 'recursos.nombre_modelo("proyecto")'],
 }
 
 

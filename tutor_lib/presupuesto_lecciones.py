@@ -57,7 +57,7 @@ class Fase:
     """
 
     nombre: str
-    modelo: str  # clave de recursos.MODELOS: "clasificacion" o "causal"
+    modelo: str  # clave de recursos.MODELOS: "clasificacion", "causal" o "proyecto"
     lote: int
     secuencia: int
     pasos: int = 0
@@ -148,7 +148,7 @@ def _veces(n: int, tope: int | None) -> int:
 
 
 def fases(leccion: str, receta: recursos.Receta | None = None) -> list[Fase]:
-    """Las fases del modo completo de ``leccion`` ("01" … "13"). Cada bloque cita la celda que describe.
+    """Las fases del modo completo de ``leccion`` ("01" … "14"). Cada bloque cita la celda que describe.
 
     ``receta`` reemplaza la receta del modo completo (``recursos.RECETAS["completo"]``): sirve para decir
     cuánto costaría una variante, como entrenar la lección 3 con todas las reseñas.
@@ -254,10 +254,18 @@ def fases(leccion: str, receta: recursos.Receta | None = None) -> list[Fase]:
             Fase("por GPU (2): bucle, Trainer, FSDP2 y ZeRO-1, lote 4 de 128 tokens", "causal", 4, 128,
                  pasos=4, repeticiones=4, precision="fp32"),
         ]
+    if leccion == "14":
+        # Sección 5: QLoRA (r 16, all-linear) de Qwen2.5-1.5B, 2 épocas con lote 4 de hasta 512 tokens y
+        # checkpointing. Evaluadas: la validación cuatro veces (NF4 antes y después, 16 bits y fusionado); la
+        # generación (24 tareas dos veces, 6 respuestas de muestreo y 6 del pipeline) se cuenta como pasadas.
+        validacion = filas_del_curso("instrucciones", "validation")
+        return [Fase("QLoRA: 2 épocas, lote 4 de 512 tokens", "proyecto", 4, 512,
+                     pasos=_pasos(filas_del_curso("instrucciones", "train"), 4, 2), metodo="qlora", r=16,
+                     modulos="all-linear", checkpointing=True, evaluadas=4 * validacion + 2 * 24 + 12)]
     raise ValueError(f"La lección {leccion!r} no tiene modo completo en GPU; las que sí: {', '.join(LECCIONES)}.")
 
 
-LECCIONES = ("01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12", "13")
+LECCIONES = ("01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12", "13", "14")
 
 
 @lru_cache(maxsize=None)
@@ -310,7 +318,7 @@ def descarga_bytes(nombre_hub: str) -> int:
 
 
 #: Cómo llama la prosa de las lecciones a cada modelo del modo completo.
-NOMBRES_CORTOS = {"clasificacion": "BETO", "causal": "Qwen2.5-0.5B-Instruct"}
+NOMBRES_CORTOS = {"clasificacion": "BETO", "causal": "Qwen2.5-0.5B-Instruct", "proyecto": "Qwen2.5-1.5B-Instruct"}
 
 
 def datos_del_hub(leccion: str, carpeta: Path | None = None) -> list[str]:

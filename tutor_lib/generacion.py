@@ -1,0 +1,114 @@
+"""Evaluar lo que genera un modelo de lenguaje con cuentas que cualquiera puede repetir (lessons/14_proyecto_final).
+
+La pérdida dice cuán probable le parece al modelo la respuesta de referencia; no dice si la respuesta que **genera**
+es correcta. Este módulo da dos medidas automáticas, sin otro modelo que juzgue:
+
+* :data:`TAREAS`: instrucciones cortas escritas por el curso cuya respuesta se comprueba con una regla exacta
+  (:func:`acierta`): el sentimiento de una frase (la respuesta debe **empezar** por la etiqueta, el formato que
+  enseñan las conversaciones de ``instrucciones``), la capital de un país y una conversión de unidades (el número
+  exacto, no uno que lo contenga). Ninguna aparece en ``instrucciones``: es un conjunto de prueba aparte.
+* :func:`repeticion`: qué fracción de los trigramas de palabras de un texto repite uno anterior (los modelos
+  pequeños con decodificación voraz suelen entrar en bucles: «la capital de la capital de la capital…»).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Tarea:
+    """Una instrucción con respuesta comprobable: ``tipo`` es sentimiento, capital o conversion."""
+
+    tipo: str
+    instruccion: str
+    esperadas: tuple[str, ...]
+
+
+def _t(tipo: str, instruccion: str, *esperadas: str) -> Tarea:
+    return Tarea(tipo, instruccion, esperadas)
+
+
+#: 24 tareas, 8 de cada tipo. Escritas para el curso (no salen de ningún conjunto público).
+TAREAS: tuple[Tarea, ...] = (
+    _t("sentimiento", "¿Positiva o negativa? 'La comida estaba deliciosa y el mesero fue muy amable.'", "Positiva"),
+    _t("sentimiento", "¿Positiva o negativa? 'El producto llegó roto y nadie contesta mis correos.'", "Negativa"),
+    _t("sentimiento", "¿Positiva o negativa? 'Me encantó el concierto, la banda sonó increíble.'", "Positiva"),
+    _t("sentimiento", "¿Positiva o negativa? 'La película fue aburrida y demasiado larga.'", "Negativa"),
+    _t("sentimiento", "¿Positiva o negativa? 'El hotel tenía una vista hermosa y camas cómodas.'", "Positiva"),
+    _t("sentimiento", "¿Positiva o negativa? 'Esperé dos horas y nunca me atendieron.'", "Negativa"),
+    _t("sentimiento", "¿Positiva o negativa? 'La clase fue clara y aprendí muchísimo.'", "Positiva"),
+    _t("sentimiento", "¿Positiva o negativa? 'El teléfono se calienta y la batería no dura nada.'", "Negativa"),
+    _t("capital", "¿Cuál es la capital de Francia?", "París"),
+    _t("capital", "¿Cuál es la capital de Japón?", "Tokio"),
+    _t("capital", "¿Cuál es la capital de Italia?", "Roma"),
+    _t("capital", "¿Cuál es la capital de Perú?", "Lima"),
+    _t("capital", "¿Cuál es la capital de Alemania?", "Berlín"),
+    _t("capital", "¿Cuál es la capital de España?", "Madrid"),
+    _t("capital", "¿Cuál es la capital de Chile?", "Santiago"),
+    _t("capital", "¿Cuál es la capital de Egipto?", "El Cairo"),
+    _t("conversion", "¿Cuántos centímetros hay en 2 metros?", "200"),
+    _t("conversion", "¿Cuántos gramos son 3 kilogramos?", "3000"),
+    _t("conversion", "¿Cuántos minutos hay en 2 horas?", "120"),
+    _t("conversion", "¿Cuántos metros son 4 kilómetros?", "4000"),
+    _t("conversion", "¿Cuántos segundos hay en 3 minutos?", "180"),
+    _t("conversion", "¿Cuántos mililitros son 2 litros?", "2000"),
+    _t("conversion", "¿Cuántas horas hay en 2 días?", "48"),
+    _t("conversion", "¿Cuántos días son 3 semanas?", "21"),
+)
+
+
+def _plano(texto: str) -> str:
+    """Minúsculas y sin tildes: «París» y «Paris» cuentan igual (el modelo no pierde por una tilde)."""
+    descompuesto = unicodedata.normalize("NFD", texto.lower())
+    return "".join(c for c in descompuesto if unicodedata.category(c) != "Mn")
+
+
+def numeros(texto: str) -> list[str]:
+    """Los números enteros de ``texto``, con los espacios de miles quitados: «3 000 g y 12» → ["3000", "12"]."""
+    return [n.replace(" ", "") for n in re.findall(r"\d{1,3}(?: \d{3})+(?!\d)|\d+", texto)]
+
+
+def acierta(tarea: Tarea, respuesta: str) -> bool:
+    """¿La ``respuesta`` generada resuelve la ``tarea``? Reglas exactas, sin juez:
+
+    * sentimiento: la respuesta **empieza** por la etiqueta esperada (el formato pedido);
+    * capital: la capital aparece como palabra completa;
+    * conversion: el número exacto aparece como número completo («4000» no acierta con «40000»).
+    """
+    if not isinstance(respuesta, str):
+        raise TypeError(f"La respuesta debe ser texto (str); recibí {type(respuesta).__name__}.")
+    limpia = _plano(respuesta.strip())
+    if tarea.tipo == "sentimiento":
+        return any(re.match(re.escape(_plano(e)) + r"\b", limpia) for e in tarea.esperadas)
+    if tarea.tipo == "capital":
+        return any(re.search(r"\b" + re.escape(_plano(e)) + r"\b", limpia) for e in tarea.esperadas)
+    if tarea.tipo == "conversion":
+        return any(e in numeros(respuesta) for e in tarea.esperadas)
+    raise ValueError(f"Tipo de tarea desconocido {tarea.tipo!r}; los válidos: sentimiento, capital, conversion.")
+
+
+def repeticion(texto: str, n: int = 3) -> float:
+    """Fracción de los n-gramas de palabras de ``texto`` que repiten uno anterior (0 = ninguno; cerca de 1 = bucle)."""
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"n debe ser un entero ≥ 1; recibí {n!r}.")
+    palabras = re.findall(r"\w+", texto.lower())
+    ngramas = [tuple(palabras[i:i + n]) for i in range(len(palabras) - n + 1)]
+    if not ngramas:
+        return 0.0
+    return 1 - len(set(ngramas)) / len(ngramas)
+
+
+def puntuar(respuestas: list[str], tareas: tuple[Tarea, ...] = TAREAS) -> dict[str, tuple[int, int]]:
+    """Aciertos por tipo (en el orden de las tareas) y al final el total: ``{"sentimiento": (aciertos, tareas), …,
+    "total": (aciertos, tareas)}``."""
+    if len(respuestas) != len(tareas):
+        raise ValueError(f"Hay {len(tareas)} tareas y recibí {len(respuestas)} respuestas: deben ser tantas como tareas.")
+    cuenta: dict[str, list[int]] = {tarea.tipo: [0, 0] for tarea in tareas} | {"total": [0, 0]}
+    for tarea, respuesta in zip(tareas, respuestas):
+        for clave in (tarea.tipo, "total"):
+            aciertos, total = cuenta[clave]
+            cuenta[clave] = [aciertos + acierta(tarea, respuesta), total + 1]
+    return {clave: (a, t) for clave, (a, t) in cuenta.items()}
