@@ -148,7 +148,7 @@ SUPUESTOS = {
            "activation_checkpointing=ENTORNO.gpu is not None"],
     "13": ['MODELO, SECUENCIA = recursos.nombre_modelo("causal", "completo"), 128',
            "PASOS, LOTE_POR_DISPOSITIVO = 4, 4", "--lote-por-dispositivo", 'dtype=torch.float32'],
-    "14": ["epocas, lote, tasa, max_length = 2, 4, 2e-4, 512", 'objetivo = dict(target_modules="all-linear")',
+    "14": ["epocas, lote, acumulacion, tasa, max_length = 2, 4, 4, 2e-4, 512", 'objetivo = dict(target_modules="all-linear")',
            "r=16", "activation_checkpointing=ENTORNO.gpu is not None", 'recursos.nombre_modelo("proyecto")'],
 }
 

@@ -160,6 +160,15 @@ def test_notebook_mide_antes_y_despues_y_sirve_el_modelo(tokenizer_smollm2):
     assert "Elegido: Qwen/Qwen2.5-1.5B-Instruct" in texto
     assert "¿Es el del modo completo del curso (recursos.MODELOS)? True" in texto
 
+    # 1. La guía: el método más simple que cabe, y el configurador sobre la receta del modo completo.
+    guia = {fila.split()[0] + " " + fila.split()[1]: fila.split()[2:] for fila in texto.splitlines()
+            if re.match(r"^\d+(\.\d)? B\s", fila)}
+    assert guia["0.5 B"][0] == "completo" and guia["1.5 B"][0] == "LoRA" and guia["7 B"][0] == "QLoRA", guia
+    assert guia["70 B"][:2] == ["no", "cabe"] and guia["70 B"][-1] == "QLoRA", guia
+    assert re.search(r"^qlora: \d+ pasos, lote efectivo 16, ¿cabe en la T4\? sí$", texto, flags=re.M)
+    assert re.search(r"^completo: \d+ pasos, lote efectivo 16, ¿cabe en la T4\? no$", texto, flags=re.M)
+    assert "[error] memoria" in texto and "[aviso] learning_rate" in texto  # el completo no cabe y su tasa es alta
+
     # 2. SmolLM2 en 4 bits, todas sus capas lineales protegidas del reacomodo de bitsandbytes.
     capas = re.search(rf"Capas lineales en 4 bits: ({ENTERO}) \(protegidas del reacomodo: ({ENTERO})\)", texto)
     assert capas and a_entero(capas.group(1)) == a_entero(capas.group(2)) == 30 * 7
@@ -192,4 +201,8 @@ def test_notebook_mide_antes_y_despues_y_sirve_el_modelo(tokenizer_smollm2):
     fusionado = _cifra(r"modelo fusionado: ([\d.]+) MiB", texto)
     assert adaptador < 20 < 400 < fusionado
     assert "Respuestas iguales a las del modelo en memoria: 3 de 3" in texto
-    assert math.isfinite(_cifra(r"fusionado en float32 ([\d.]+)", texto))
+    # La comparación justa, en la misma precisión: el modelo fusionado contra la base sin cuantizar.
+    base = _cifra(r"base sin cuantizar \(float32\) ([\d.]+)", texto)
+    servido = _cifra(r"fusionado en float32 ([\d.]+)", texto)
+    assert base == pytest.approx(math.exp(sin_cuantizar), abs=0.06)
+    assert servido < base * 0.95, f"el ajuste no mejoró la perplejidad frente a la base: {base} → {servido}"
