@@ -256,8 +256,9 @@ def fases(leccion: str, receta: recursos.Receta | None = None) -> list[Fase]:
         ]
     if leccion == "14":
         # Sección 5: QLoRA (r 16, all-linear) de Qwen2.5-1.5B, 2 épocas con lote 4 de hasta 512 tokens (4 de
-        # acumulación: el cómputo es el mismo) y checkpointing. Evaluadas: la validación cuatro veces (NF4 antes y después, 16 bits y fusionado); la
-        # generación (24 tareas dos veces, 6 respuestas de muestreo y 6 del pipeline) se cuenta como pasadas.
+        # acumulación: el cómputo es el mismo) y checkpointing. Evaluadas: la validación cuatro veces (NF4 antes y
+        # después, 16 bits y fusionado); la generación (24 tareas dos veces, 6 respuestas de muestreo y 6 del
+        # pipeline) se cuenta como pasadas.
         validacion = filas_del_curso("instrucciones", "validation")
         return [Fase("QLoRA: 2 épocas, lote 4 de 512 tokens", "proyecto", 4, 512,
                      pasos=_pasos(filas_del_curso("instrucciones", "train"), 4, 2), metodo="qlora", r=16,
