@@ -153,3 +153,26 @@ def porcentaje_en_salidas(patron: str, texto: str) -> float:
     encontrado = re.search(patron + r"\s*([\d.]+) %", texto)
     assert encontrado, f"no encontré «{patron}» en las salidas"
     return float(encontrado.group(1)) / 100
+
+
+def funciones_del_notebook(ruta: str | os.PathLike, espacio: dict, *nombres: str) -> dict:
+    """Compila en ``espacio`` solo las definiciones ``def nombre(...)`` de las celdas de código de un notebook.
+
+    Así las pruebas de una lección comparan sus funciones con cuentas independientes sin ejecutar el notebook
+    entero. Las líneas de IPython (``!pip``, ``%magia``) se ignoran. Falla si el notebook ya no define alguna.
+    """
+    import ast
+
+    nb = nbformat.read(ruta, as_version=4)
+    encontradas = set()
+    for celda in nb.cells:
+        if celda.cell_type != "code" or "def " not in celda.source:
+            continue
+        fuente = "\n".join(l for l in celda.source.splitlines() if not l.lstrip().startswith(("!", "%")))
+        for nodo in ast.parse(fuente).body:
+            if isinstance(nodo, ast.FunctionDef) and nodo.name in nombres:
+                exec(compile(ast.Module(body=[nodo], type_ignores=[]), str(ruta), "exec"), espacio)
+                encontradas.add(nodo.name)
+    faltan = set(nombres) - encontradas
+    assert not faltan, f"el notebook ya no define {sorted(faltan)}"
+    return espacio

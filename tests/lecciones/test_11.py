@@ -10,15 +10,13 @@ notebook puede quedar fuera del recorrido general de tests/test_lecciones.py.
 
 from __future__ import annotations
 
-import ast
 import math
 import re
 import warnings
 from pathlib import Path
 
-import nbformat
 import pytest
-from cuadernos import ENTERO
+from cuadernos import ENTERO, funciones_del_notebook
 import torch
 
 from tutor_lib import recursos, vram
@@ -33,21 +31,8 @@ import bitsandbytes.functional as bnbF  # noqa: E402
 
 def _funciones_del_notebook(*nombres: str) -> dict:
     """Compila solo las definiciones ``def nombre(...)`` de las celdas de código de la lección."""
-    nb = nbformat.read(LECCION, as_version=4)
     espacio = {"torch": torch, "ndtri": torch.special.ndtri, "bnb": bnb, "bnbF": bnbF, "warnings": warnings}
-    encontradas = set()
-    for celda in nb.cells:
-        if celda.cell_type != "code" or "def " not in celda.source:
-            continue
-        arbol = ast.parse(celda.source)
-        for nodo in arbol.body:
-            if isinstance(nodo, ast.FunctionDef) and nodo.name in nombres:
-                modulo = ast.Module(body=[nodo], type_ignores=[])
-                exec(compile(modulo, str(LECCION), "exec"), espacio)
-                encontradas.add(nodo.name)
-    faltan = set(nombres) - encontradas
-    assert not faltan, f"el notebook ya no define {sorted(faltan)}"
-    return espacio
+    return funciones_del_notebook(LECCION, espacio, *nombres)
 
 
 @pytest.fixture(scope="module")

@@ -12,14 +12,12 @@ tests/test_lecciones.py.
 
 from __future__ import annotations
 
-import ast
 import math
 import re
 from pathlib import Path
 
-import nbformat
 import pytest
-from cuadernos import ENTERO, a_entero
+from cuadernos import ENTERO, a_entero, funciones_del_notebook
 import torch
 import torch.nn.functional as F
 
@@ -42,18 +40,7 @@ def juguete():
 
 def _funciones_del_notebook(espacio: dict, *nombres: str) -> dict:
     """Compila solo las definiciones ``def nombre(...)`` de las celdas de código de la lección."""
-    nb = nbformat.read(LECCION, as_version=4)
-    encontradas = set()
-    for celda in nb.cells:
-        if celda.cell_type != "code" or "def " not in celda.source:
-            continue
-        for nodo in ast.parse(celda.source).body:
-            if isinstance(nodo, ast.FunctionDef) and nodo.name in nombres:
-                exec(compile(ast.Module(body=[nodo], type_ignores=[]), str(LECCION), "exec"), espacio)
-                encontradas.add(nodo.name)
-    faltan = set(nombres) - encontradas
-    assert not faltan, f"el notebook ya no define {sorted(faltan)}"
-    return espacio
+    return funciones_del_notebook(LECCION, espacio, *nombres)
 
 
 @pytest.fixture(scope="module")

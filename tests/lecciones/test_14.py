@@ -10,15 +10,13 @@ fusionado, guardado y servido con ``pipeline`` responde lo mismo.
 
 from __future__ import annotations
 
-import ast
 import math
 import re
 from pathlib import Path
 
-import nbformat
 import pytest
 import torch
-from cuadernos import ENTERO, a_entero
+from cuadernos import ENTERO, a_entero, funciones_del_notebook
 from trl.chat_template_utils import get_training_chat_template, has_generation_markers
 
 from tutor_lib import generacion, recursos, smollm2
@@ -30,27 +28,10 @@ SISTEMA = {"role": "system", "content": "Eres un asistente útil. Responde siemp
 pytestmark = pytest.mark.filterwarnings("ignore:.*will be removed in v6:FutureWarning")
 
 
-def _funciones(espacio: dict, *nombres: str) -> dict:
-    """Compila solo las definiciones ``def nombre(...)`` de las celdas de código de la lección."""
-    nb = nbformat.read(LECCION, as_version=4)
-    encontradas = set()
-    for celda in nb.cells:
-        if celda.cell_type != "code" or "def " not in celda.source:
-            continue
-        fuente = "\n".join(l for l in celda.source.splitlines() if not l.lstrip().startswith(("!", "%")))
-        for nodo in ast.parse(fuente).body:
-            if isinstance(nodo, ast.FunctionDef) and nodo.name in nombres:
-                exec(compile(ast.Module(body=[nodo], type_ignores=[]), str(LECCION), "exec"), espacio)
-                encontradas.add(nodo.name)
-    faltan = set(nombres) - encontradas
-    assert not faltan, f"el notebook ya no define {sorted(faltan)}"
-    return espacio
-
-
 def _leccion(tokenizer) -> dict:
     espacio = {"torch": torch, "tokenizer": tokenizer, "SISTEMA": SISTEMA, "has_generation_markers": has_generation_markers,
                "get_training_chat_template": get_training_chat_template}
-    return _funciones(espacio, "plantilla_con_marcas", "perdida_media", "responder")
+    return funciones_del_notebook(LECCION, espacio, "plantilla_con_marcas", "perdida_media", "responder")
 
 
 @pytest.fixture(scope="module")
