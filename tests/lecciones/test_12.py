@@ -185,3 +185,21 @@ def test_notebook_muestra_las_cifras_clave(juguete):
     assert margenes and margenes[-1] > margenes[0], "el margen de DPO no creció"
     validacion = recursos.cargar_dataset("preferencias", modo="rapido")["validation"]
     assert f"Validación ({len(validacion)} pares)" in texto
+
+    # Tasa de victorias del DPO contra el SFT en validación: la cuenta a mano es la de trl y el veredicto
+    # que imprime es el que corresponde a su intervalo
+    victorias = re.search(r"El DPO gana en (\d+) de (\d+) pares de validación \((\d+) empates\): tasa de victorias "
+                          r"([\d.]+) %, ± ([\d.]+) %", texto)
+    assert victorias, "no encontré la tasa de victorias"
+    ganados, total, _, tasa, dos_errores = victorias.groups()
+    assert int(total) == len(validacion)
+    assert float(tasa) == pytest.approx(100 * int(ganados) / int(total), abs=0.05)
+    # trl promedia las tasas de sus lotes de evaluación: la misma cuenta hecha con nuestros márgenes da su cifra
+    segun_trl, nuestra = _numeros(r"según trl \(eval_rewards/accuracies\): ([\d.]+) %, el promedio de las tasas de "
+                                  r"sus \d+ lotes de evaluación \(con nuestras cuentas: ([\d.]+) %\)", texto)
+    assert segun_trl == pytest.approx(nuestra, abs=0.05)
+    por_encima = float(tasa) - float(dos_errores) > 50
+    assert ("por encima del 50 %" in texto) == por_encima
+    por_criterio = re.findall(r"^(\w+) +(\d+) +(\d+)$", texto.split("criterio de la rechazada", 1)[1], re.M)
+    assert sum(int(p) for _, p, _ in por_criterio) == int(total)
+    assert sum(int(g) for _, _, g in por_criterio) == int(ganados)
