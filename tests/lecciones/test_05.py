@@ -186,3 +186,17 @@ def test_leccion_05_corre_y_muestra_las_cifras():
     # La carpeta temporal se borró al final
     carpeta = re.search(r"salidas en (\S+)", texto).group(1)
     assert not Path(carpeta).exists(), f"la lección no borró {carpeta}"
+
+    # save_only_model: el checkpoint no trae lo que hace falta para reanudar, y reanudar no falla pero no
+    # continúa: AdamW empieza de cero en el paso 4 y la tasa de ese paso no es la del schedule sin cortes
+    assert "faltan para reanudar: ['optimizer.pt', 'scheduler.pt', 'rng_state.pth']" in texto
+    assert "AdamW cree que dio 3 pasos (sin cortes: 6): empezó de cero en el paso 4." in texto
+    liviano = texto.split("faltan para reanudar:", 1)[1]
+    filas = re.findall(r"^\s+([4-6])\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)$", liviano, re.M)[:3]
+    assert [int(f[0]) for f in filas] == [4, 5, 6]
+    assert float(filas[0][1]) != float(filas[0][2]), "la tasa del paso 4 debería delatar el schedule nuevo"
+
+    # TensorBoard: los escalares están en el archivo de eventos y son los de log_history
+    assert "¿Las pérdidas de TensorBoard son las de log_history? True (8 puntos)" in texto
+    escalares = re.search(r"escalares registrados: (\[.*\])", texto).group(1)
+    assert all(f"'{e}'" in escalares for e in ("train/loss", "eval/loss", "train/learning_rate"))
