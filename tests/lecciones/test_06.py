@@ -243,3 +243,26 @@ def test_leccion_06_corre_y_muestra_las_cifras():
 
     maximo, cota = _numeros(r"modo entrenamiento: \|ruido\| máximo = (\S+),[^\n]*\n\s+cota [^=]+= [^=]+= (\S+)", texto)
     assert 0 < maximo <= cota + 1e-4
+
+    # dataloader_prefetch_factor: el DataLoader del Trainer adelanta lo que se pide, y sin workers no se admite
+    assert "dataloader_prefetch_factor=None: cada worker adelanta 2 lotes → hasta 4 lotes" in texto
+    assert "dataloader_prefetch_factor=4: cada worker adelanta 4 lotes → hasta 8 lotes" in texto
+    assert "Con dataloader_num_workers=0, TrainingArguments dice:" in texto
+
+    # batch_rebalance: los mismos ejemplos, micro-lotes de tamaño variable, menos relleno que al azar y el
+    # micro-lote más caro más barato que con group_by_length (lo que dice la prosa)
+    filas = {m.group(1): m.groups()[1:] for m in re.finditer(
+        rf"^(random|group_by_length|batch_rebalance) +(\d+) +(\d+) a (\d+) +([\d.]+) % +({ENTERO})$", texto, re.M)}
+    assert set(filas) == {"random", "group_by_length", "batch_rebalance"}, filas
+    assert "Mismos ejemplos en los tres: True" in texto
+    _, minimo, maximo, relleno_rb, caro_rb = filas["batch_rebalance"]
+    assert int(minimo) < int(maximo), "batch_rebalance debería armar micro-lotes de tamaño variable"
+    assert float(relleno_rb) < float(filas["random"][3])
+    assert a_entero(caro_rb) < a_entero(filas["group_by_length"][4])
+    assert filas["random"][1:3] == ("4", "4")
+
+    # attn_implementation: eager y sdpa dan los mismos logits; flash_attention_2 sin GPU ni paquete no carga
+    assert "config._attn_implementation = 'eager'" in texto and "config._attn_implementation = 'sdpa'" in texto
+    (diferencia,) = _numeros(r"mayor diferencia entre los logits de eager y sdpa: (\S+)", texto)
+    assert diferencia < 1e-4
+    assert "transformers responde con un ImportError" in texto or "→ puedes usar" in texto
