@@ -60,10 +60,15 @@ def test_la_prueba_de_tiempo_puede_fallar_la_leccion_3_con_todas_las_resenas_no_
 
 def test_la_fase_de_la_leccion_3_da_los_pasos_que_cuenta_el_trainer():
     receta = recursos.RECETAS["completo"]
-    (fase,) = pl.fases("03")
+    fase, pares = pl.fases("03")
     assert pl.resenas_utiles("train") == 160_000 and pl.resenas_utiles("validation") == 4_000
     assert fase.pasos == warmup.pasos_totales(receta.muestras_entrenamiento, receta.lote, receta.epocas) == 3750
     assert (fase.lote, fase.secuencia) == (receta.lote, receta.max_length)
+    # sección 12: los pares de PAWS-X, tres veces con el mismo presupuesto
+    receta_pares = recursos.RECETAS_PARES["completo"]
+    assert pares.pasos == warmup.pasos_totales(receta_pares.muestras_entrenamiento, receta_pares.lote,
+                                               receta_pares.epocas) == 1000
+    assert pares.repeticiones == 3 and pares.evaluadas == 4 * 2_000
 
 
 def test_el_tiempo_de_una_fase_se_rehace_a_mano():

@@ -138,6 +138,11 @@ def _pasos(ejemplos: int, lote: int, epocas: float = 1) -> int:
     return math.ceil(ejemplos / lote) * math.ceil(epocas)
 
 
+def _parametros_beto() -> int:
+    return vram.estimar_memoria(recursos.cargar_config(recursos.MODELOS["clasificacion"]["completo"]),
+                                tarea="clasificacion").parametros
+
+
 def _veces(n: int, tope: int | None) -> int:
     return n if tope is None else min(n, tope)
 
@@ -175,21 +180,35 @@ def fases(leccion: str, receta: recursos.Receta | None = None) -> list[Fase]:
         return [Fase("un forward y un backward de BETO para medir el gradiente", "clasificacion", 32, 128, pasos=1,
                      precision="fp32", optimizador="sgd")]
     if leccion == "03":
+        # Sección 12: el mismo ajuste de pares tres veces (Trainer, bucle a mano, Accelerate) y cuatro pasadas
+        # por la validación de PAWS-X (el modelo sin entrenar y los tres entrenados).
+        pares = recursos.RECETAS_PARES["completo"]
+        filas_pares = recursos.DATASETS_HUB["parafrasis"]["filas"]
+        entrenamiento_pares = _veces(filas_pares["train"], pares.muestras_entrenamiento)
         return [Fase(f"{receta.epocas:g} épocas sobre {_miles(entrenamiento_03)} reseñas",
                      "clasificacion", receta.lote, seq, pasos=_pasos(entrenamiento_03, receta.lote, receta.epocas),
-                     evaluadas=(int(receta.epocas) + 2) * validacion_03)]
+                     evaluadas=(int(receta.epocas) + 2) * validacion_03),
+                Fase(f"pares de PAWS-X de tres maneras: {pares.epocas:g} épocas sobre {_miles(entrenamiento_pares)} "
+                     f"pares, tres veces", "clasificacion", pares.lote, pares.max_length,
+                     pasos=_pasos(entrenamiento_pares, pares.lote, pares.epocas), repeticiones=3,
+                     evaluadas=4 * _veces(filas_pares["validation"], pares.muestras_evaluacion),
+                     extra_bytes=24 * _parametros_beto(),
+                     nota="mientras entrena Accelerate siguen vivos en la GPU el modelo de las reseñas, el inicial "
+                          "de los pares, el del Trainer con su AdamW y el del bucle a mano: 4 × 4 B + 8 B por "
+                          "parámetro")]
     if leccion == "05":
         # Un Trainer que ya entrenó y sigue vivo guarda pesos fp32 (4 B) y m y v de AdamW (8 B) por parámetro.
-        vivo = 12 * vram.estimar_memoria(recursos.cargar_config(recursos.MODELOS["clasificacion"]["completo"]),
-                                         tarea="clasificacion").parametros
+        vivo = 12 * _parametros_beto()
         # 4000 reseñas, 400 de validación; early stopping hasta 500 pasos evaluando cada 25; dos corridas de
-        # 6 pasos, una reanudada, y la del checkpoint JIT de 200 pasos (que se corta y se reanuda).
+        # 6 pasos, una reanudada, y la del checkpoint JIT de 200 pasos (que se corta y se reanuda); después, el
+        # corte y la reanudación con save_only_model (4 + 3 pasos, 2 evaluaciones) y la corrida registrada en
+        # TensorBoard (8 pasos, 4 evaluaciones).
         return [
             Fase("early stopping: hasta 500 pasos, evaluando cada 25", "clasificacion", receta.lote, seq, pasos=500,
                  evaluadas=(500 // 25 + 1) * 400, extra_bytes=vivo,
                  nota="sigue vivo el Trainer espía de la sección 2, con su optimizador"),
-            Fase("corridas cortas, reanudar y checkpoint JIT", "clasificacion", receta.lote, seq, pasos=3 * 6 + 200 + 4,
-                 evaluadas=4 * 400, extra_bytes=2 * vivo,
+            Fase("corridas cortas, reanudar y checkpoint JIT", "clasificacion", receta.lote, seq, pasos=3 * 6 + 200 + 4 + 7 + 8,
+                 evaluadas=(4 + 2 + 4) * 400, extra_bytes=2 * vivo,
                  nota="siguen vivos dos Trainers anteriores (early stopping y el cortado), con su optimizador"),
         ]
     if leccion == "06":

@@ -783,3 +783,25 @@ def receta_clasificacion(modo: str | None = None) -> Receta:
     """La receta de ajuste de clasificación para el modo dado (o el actual)."""
     modo = entorno.normalizar_modo(modo) if modo else entorno.elegir_modo()
     return RECETAS[modo]
+
+
+#: Recetas del ajuste de **pares de oraciones** (``parafrasis``) de lessons/03_trainer, sección 12, que lo entrena
+#: tres veces (``Trainer``, bucle a mano y Accelerate) con el mismo presupuesto. Rápido: multilingual-e5-small
+#: sobre los 503 pares del curso, 2 épocas (64 pasos por método, unos 26 s cada uno en 2 núcleos con bf16) a
+#: lr 2e-4 con los embeddings congelados. Medido el 6 de diciembre (validación, 108 pares, semilla del curso):
+#: 2 épocas, 69.4 % (pérdida 0.693 → 0.575; con otro orden de los datos, 81 %); una sola época no aprende nada
+#: con esta semilla (50 %, pérdida 0.691; con otra, 72 %); 5e-5 y 3 épocas, 80 %, pero en 96 pasos por método.
+#: La lección entrena tres veces y enseña que las tres maneras dan lo mismo, no a exprimir la exactitud.
+#: Completo: BETO sobre 8000 pares barajados de PAWS-X en español y sus 2000 de validación, 2 épocas a 3e-5.
+RECETAS_PARES = {
+    "rapido": Receta(muestras_entrenamiento=None, muestras_evaluacion=None, epocas=2, learning_rate=2e-4, lote=16,
+                     max_length=128, congelar_embeddings=True),
+    "completo": Receta(muestras_entrenamiento=8_000, muestras_evaluacion=None, epocas=2, learning_rate=3e-5,
+                       lote=16, max_length=128),
+}
+
+
+def receta_pares(modo: str | None = None) -> Receta:
+    """La receta del ajuste de pares de oraciones (lessons/03_trainer, sección 12) para el modo dado (o el actual)."""
+    modo = entorno.normalizar_modo(modo) if modo else entorno.elegir_modo()
+    return RECETAS_PARES[modo]

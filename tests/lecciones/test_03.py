@@ -203,6 +203,84 @@ def test_recorrido_completo_con_un_bert_diminuto(tmp_path):
 
 
 # --------------------------------------------------------------------------
+# Sección 12: el bucle a mano y el de Accelerate repiten al Trainer
+# --------------------------------------------------------------------------
+
+
+def _pares_diminutos(tokenizer, n=40):
+    pares = recursos.cargar_dataset("parafrasis", modo="rapido")["train"].select(range(n))
+    sobrantes = [c for c in pares.column_names if c != "label"]
+    return pares.map(lambda e: tokenizer(e["sentence1"], e["sentence2"], truncation=True, max_length=64),
+                     batched=True, remove_columns=sobrantes)
+
+
+def test_los_bucles_de_la_seccion_12_repiten_al_trainer_paso_a_paso(tmp_path):
+    """Las funciones del notebook, con un BERT diminuto: las mismas pérdidas que el Trainer, paso a paso.
+
+    Es lo que la sección 12 afirma (que el bucle toma las mismas decisiones que el Trainer: grupos de AdamW,
+    fused, barajado con semilla + época, warmup, recorte). Si una versión nueva de transformers cambia alguna,
+    esta prueba lo dice antes que un estudiante.
+    """
+    import copy
+    import dataclasses
+    import types
+
+    import torch
+    from accelerate import Accelerator, DataLoaderConfiguration
+    from torch.utils.data import DataLoader, RandomSampler
+    from transformers import (AutoTokenizer, BertConfig, BertForSequenceClassification, DataCollatorWithPadding,
+                              PrinterCallback, Trainer, TrainingArguments, get_linear_schedule_with_warmup)
+
+    from cuadernos import funciones_del_notebook
+
+    tokenizer = AutoTokenizer.from_pretrained(recursos.nombre_modelo("clasificacion", "rapido"))
+    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=32, max_position_embeddings=128, num_labels=2)
+    torch.manual_seed(0)
+    inicial = BertForSequenceClassification(config)
+    datos = _pares_diminutos(tokenizer)
+    receta = dataclasses.replace(recursos.receta_pares("rapido"), epocas=2, lote=8)
+    pasos = warmup.pasos_totales(len(datos), receta.lote, receta.epocas)
+    semilla = 42
+    espacio = dict(
+        torch=torch, math=math, DataLoader=DataLoader, RandomSampler=RandomSampler, Accelerator=Accelerator,
+        DataLoaderConfiguration=DataLoaderConfiguration, get_linear_schedule_with_warmup=get_linear_schedule_with_warmup,
+        ENTORNO=types.SimpleNamespace(semilla=semilla, dispositivo="cpu", gpu=None), receta_pares=receta,
+        pares_entrenamiento_tok=datos, rellenador=DataCollatorWithPadding(tokenizer), PRECISION="fp32",
+        DECAIMIENTO=0.01, RECORTE=1.0, pasos_pares=pasos, warmup_pares=warmup.pasos_de_warmup(0.1, pasos),
+    )
+    funciones_del_notebook(LECCION, espacio, "grupos_de_parametros", "cargador_de_pares", "entrenar_a_mano",
+                           "entrenar_con_accelerate")
+
+    args = TrainingArguments(output_dir=str(tmp_path), logging_steps=1, report_to="none", disable_tqdm=True,
+                             num_train_epochs=receta.epocas, learning_rate=receta.learning_rate,
+                             lr_scheduler_type="linear", warmup_steps=0.1, weight_decay=0.01, max_grad_norm=1.0,
+                             per_device_train_batch_size=receta.lote, eval_strategy="no", save_strategy="no",
+                             use_cpu=True, seed=semilla)
+    trainer = Trainer(model=copy.deepcopy(inicial), args=args, train_dataset=datos,
+                      data_collator=espacio["rellenador"], processing_class=tokenizer)
+    trainer.remove_callback(PrinterCallback)
+    trainer.train()
+    del_trainer = [r["loss"] for r in trainer.state.log_history if "loss" in r]
+    a_mano = espacio["entrenar_a_mano"](copy.deepcopy(inicial))
+    _, con_accelerate = espacio["entrenar_con_accelerate"](copy.deepcopy(inicial))
+
+    assert len(del_trainer) == len(a_mano) == len(con_accelerate) == pasos == 10
+    assert a_mano == con_accelerate, "el bucle a mano y el de Accelerate deberían ser idénticos"
+    assert np.allclose(del_trainer, a_mano, rtol=0, atol=1e-6), (del_trainer, a_mano)
+    assert a_mano[-1] != a_mano[0]  # entrenó de verdad
+
+    # La comparación es sensible: si el bucle barajara cada época con la misma semilla (y no semilla + época),
+    # la primera época seguiría igual y la segunda ya no.
+    original = espacio["cargador_de_pares"]
+    espacio["cargador_de_pares"] = lambda epoca=None: original(0 if epoca is not None else None)
+    mal_barajado = espacio["entrenar_a_mano"](copy.deepcopy(inicial))
+    por_epoca = warmup.pasos_por_epoca(len(datos), receta.lote)
+    assert np.allclose(mal_barajado[:por_epoca], del_trainer[:por_epoca], rtol=0, atol=1e-6)
+    assert not np.allclose(mal_barajado[por_epoca:], del_trainer[por_epoca:], rtol=0, atol=1e-6)
+
+
+# --------------------------------------------------------------------------
 # El notebook entero, una vez
 # --------------------------------------------------------------------------
 
@@ -279,3 +357,19 @@ def test_leccion_03_corre_y_muestra_las_cifras():
     cociente = float(re.search(r"optimizer\.pt / model\.safetensors = ([\d.]+)", texto).group(1))
     cuenta = float(re.search(r"2 × entrenables / parámetros += .* = ([\d.]+)", texto).group(1))
     assert abs(cociente - cuenta) < 0.02, (cociente, cuenta)
+
+    # Sección 12: las tres maneras con el mismo presupuesto dan las mismas pérdidas, paso a paso, y las mismas
+    # métricas (lo que dice la prosa), y las tres aprendieron algo
+    receta_pares = recursos.receta_pares("rapido")
+    n_pares = len(recursos.cargar_dataset("parafrasis", modo="rapido")["train"])
+    pasos_pares = warmup.pasos_totales(n_pares, receta_pares.lote, receta_pares.epocas)
+    for metodo in ("Trainer", "bucle a mano", "Accelerate"):
+        assert f"{metodo}: {pasos_pares} pasos en" in texto, metodo
+    filas = {m.group(1): tuple(float(x) for x in m.groups()[1:]) for m in re.finditer(
+        r"^(sin entrenar|Trainer|bucle a mano|Accelerate) +\d+ .*?(\d+\.\d{4}) +([\d.]+) % +([\d.]+)$", texto, re.M)}
+    assert set(filas) == {"sin entrenar", "Trainer", "bucle a mano", "Accelerate"}, filas
+    assert filas["Trainer"] == filas["bucle a mano"] == filas["Accelerate"], filas
+    assert filas["Trainer"][0] < filas["sin entrenar"][0], "la pérdida de validación debería bajar al entrenar"
+    assert "diferencia paso a paso, Trainer contra bucle a mano: mediana 0, máxima 0" in texto
+    assert "diferencia paso a paso, bucle a mano contra Accelerate: mediana 0, máxima 0" in texto
+    assert "distancia entre la mejor y la peor exactitud: 0.0 puntos" in texto
