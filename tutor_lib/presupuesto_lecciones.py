@@ -207,8 +207,8 @@ def fases(leccion: str, receta: recursos.Receta | None = None) -> list[Fase]:
             Fase("early stopping: hasta 500 pasos, evaluando cada 25", "clasificacion", receta.lote, seq, pasos=500,
                  evaluadas=(500 // 25 + 1) * 400, extra_bytes=vivo,
                  nota="sigue vivo el Trainer espía de la sección 2, con su optimizador"),
-            Fase("corridas cortas, reanudar y checkpoint JIT", "clasificacion", receta.lote, seq, pasos=3 * 6 + 200 + 4 + 7 + 8,
-                 evaluadas=(4 + 2 + 4) * 400, extra_bytes=2 * vivo,
+            Fase("corridas cortas, reanudar y checkpoint JIT", "clasificacion", receta.lote, seq,
+                 pasos=3 * 6 + 200 + 4 + 7 + 8, evaluadas=(4 + 2 + 4) * 400, extra_bytes=2 * vivo,
                  nota="siguen vivos dos Trainers anteriores (early stopping y el cortado), con su optimizador"),
         ]
     if leccion == "06":
