@@ -288,16 +288,22 @@ def test_entorno_por_lista_blanca(tmp_path):
         "HF_TOKEN": "hf_prueba",
         "JUPYTER_TOKEN": "jt_prueba",
         "VARIABLE_DESCONOCIDA": "quien sabe",
+        # Secretos con nombres de prefijos que antes pasaban enteros (TUTOR_*, JUPYTER_*, JPY_*, LC_*):
+        # ahora pasa una lista explícita de nombres, no prefijos (issue 39, punto 6).
+        "TUTOR_LIBRETA": "postgresql://profe:clave-tutor@servidor/notas",
+        "JUPYTER_SERVER_URL": "http://127.0.0.1:8888/?clave=jupyter",
+        "JPY_USUARIO_CLAVE": "clave-jpy",
+        "LC_CLAVE_PRIVADA": "clave-lc",
     }
     codigo = 'res["env"] = dict(os.environ)\nres["env1"] = open("/proc/1/environ").read()'
-    c = correr(tmp_path, codigo, env_extra={**secretas, "LC_TUTOR_PRUEBA": "1", "MI_EXTRA": "si"}, entorno=["MI_EXTRA"])
+    c = correr(tmp_path, codigo, env_extra={**secretas, "LC_ALL": "C.UTF-8", "MI_EXTRA": "si"}, entorno=["MI_EXTRA"])
     env = c.res["env"]
     for nombre, valor in secretas.items():
         assert nombre not in env, nombre
         assert valor not in c.res["env1"], nombre
     assert aislamiento.VARIABLE not in env
     assert env["PATH"] and env["HOME"] and env["TMPDIR"] == "/tmp" and env["HF_HUB_OFFLINE"] == "1", env
-    assert env["LC_TUTOR_PRUEBA"] == "1" and env["MI_EXTRA"] == "si", env
+    assert env["LC_ALL"] == "C.UTF-8" and env["MI_EXTRA"] == "si", env
 
 
 # --- 4. la carpeta temporal entera tapada, salvo lo escribible ---------------------------------
@@ -643,3 +649,64 @@ def test_el_kernel_puede_leer_la_cache_del_curso_donde_este(monkeypatch, tmp_pat
     """El modelo convertido vive en la caché del curso; si TUTOR_CACHE la mueve, el kernel la sigue viendo."""
     monkeypatch.setenv("TUTOR_CACHE", str(tmp_path / "cache"))
     assert str(tmp_path / "cache") in aislamiento.rutas_necesarias()
+
+
+# --- 9. la vista del disco es una lista de permitidos (issue 39, puntos 1 y 2) -----------------------
+
+
+ATAQUE_PERMITIDOS = r'''
+permitidas = tuple(PERMITIDAS)
+sueltos, carpetas_vistas = [], 0
+for base, carpetas, archivos in os.walk("/"):
+    carpetas[:] = [c for c in carpetas if os.path.join(base, c) not in permitidas
+                   and os.path.join(base, c) not in ("/proc", "/sys", "/dev", "/tmp")]
+    carpetas_vistas += 1
+    sueltos += [os.path.join(base, a) for a in archivos if os.path.join(base, a) not in permitidas]
+res["sueltos"] = sueltos[:20]
+res["carpetas_vistas"] = carpetas_vistas
+res["secreto"] = intento(lambda: open(SECRETO).read())
+res["secreto_existe"] = os.path.exists(SECRETO)
+res["listar_curso"] = intento(lambda: os.listdir(CURSO))
+res["raiz"] = sorted(os.listdir("/"))
+import torch  # lo necesario para calificar sigue a la mano
+res["torch"] = torch.tensor([1.0, 2.0]).sum().item()
+'''
+
+
+def test_la_vista_del_disco_es_una_lista_de_permitidos(tmp_path):
+    """Fuera de $HOME y de /tmp (p. ej. una copia del curso en /srv) nada aparece si no está en la lista."""
+    lugar = next((l for l in ("/srv", "/opt", "/mnt") if os.access(l, os.W_OK)), None)
+    if lugar is None:
+        pytest.skip("ni /srv, ni /opt, ni /mnt se pueden escribir")
+    curso = Path(tempfile.mkdtemp(prefix="tutor-curso-", dir=lugar))
+    try:
+        (curso / "solutions").mkdir()
+        secreto = curso / "solutions" / "ej01.ipynb"
+        secreto.write_text("# BEGIN HIDDEN TESTS")
+        secreto.chmod(0o644)
+        curso.chmod(0o755)
+        visibles = aislamiento.rutas_necesarias()
+        # Lo permitido, visto como lo ve el kernel: cada ruta pedida y su destino real.
+        permitidas = set()
+        for ruta in [*aislamiento.SISTEMA, *visibles]:
+            if os.path.lexists(ruta):
+                permitidas |= {ruta, os.path.realpath(ruta)}
+        c = correr(tmp_path, ATAQUE_PERMITIDOS, valores={"SECRETO": str(secreto), "CURSO": str(curso),
+                                                          "PERMITIDAS": sorted(permitidas)})
+        r = c.res
+        assert r["secreto_existe"] is False and fallo(r["secreto"]) and fallo(r["listar_curso"]), r
+        assert r["sueltos"] == [], f"archivos fuera de la lista de permitidos: {r['sueltos']}"
+        assert Path(lugar).name not in r["raiz"], r["raiz"]
+        assert r["torch"] == 3.0
+        assert c.informe.get("completo"), c.informe
+    finally:
+        shutil.rmtree(curso, ignore_errors=True)
+
+
+def test_rutas_necesarias_no_depende_de_la_carpeta_actual(tmp_path, monkeypatch):
+    """``python -m tutor_lib`` pone la carpeta actual en sys.path[0]: no debe volverse visible."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    rutas = aislamiento.rutas_necesarias()
+    assert not any(aislamiento.dentro_de(tmp_path, Path(r)) or aislamiento.dentro_de(Path(r), tmp_path) for r in rutas), rutas
+    assert str(RAIZ) not in rutas and str(RAIZ / "tutor_lib") in rutas, rutas

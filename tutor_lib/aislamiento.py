@@ -13,14 +13,15 @@ este módulo, que antes de convertirse en el kernel (``execve``):
    60000 y 64999, sin entrada en ``/etc/passwd``) y el kernel corre con él;
 3. entra en espacios de nombres propios (montajes, red, IPC, nombre de máquina y
    PID; sin root, también de usuario): sin red hacia afuera (solo un loopback propio, encendido para que
-   varios procesos del kernel hablen entre sí, p. ej. gloo en ej13, y que no llega al del anfitrión); todo el sistema de archivos
-   de solo lectura; ``/tmp`` y ``/dev/shm`` privados, vacíos y de tamaño
-   acotado (clave ``tmp_mb``); la carpeta temporal entera (``TMPDIR``,
-   ``/var/tmp``), ``/run`` y las carpetas de ``tapar`` vaciadas, de donde
-   reaparecen solo las escribibles y las ``visibles``; los secretos de
-   ``ocultar`` tapados; ``/dev`` mínimo (null, zero, full, random, urandom);
-   ``/sys`` de solo lectura y un ``/proc`` nuevo que solo muestra los procesos
-   del kernel;
+   varios procesos del kernel hablen entre sí, p. ej. gloo en ej13, y que no llega al del anfitrión); y una
+   **vista del disco por lista de permitidos**: una raíz nueva (``pivot_root``; la vieja se desmonta) donde
+   reaparecen, en su misma ruta y de solo lectura, solo lo de :data:`SISTEMA` (bibliotecas compartidas,
+   programas, unos pocos archivos de ``/etc``) y ``visibles`` (Python, sus paquetes, tutor_lib y las cachés
+   de modelos: :func:`rutas_necesarias`), más las ``escribibles``, un ``/tmp`` y un ``/dev/shm`` privados,
+   vacíos y de tamaño acotado (clave ``tmp_mb``), un ``/dev`` mínimo (null, zero, full, random, urandom),
+   ``/sys`` de solo lectura y un ``/proc`` nuevo que solo muestra los procesos del kernel. Cualquier otra
+   ruta no existe para el kernel, dondequiera que el instructor guarde el curso, las entregas o las
+   corridas anteriores; los secretos de ``ocultar`` se tapan aunque queden dentro de algo visible;
 4. baja al usuario sin privilegios, entra en un último espacio de usuario (los
    montajes quedan *bloqueados*: no se pueden desmontar), prohíbe ganar
    privilegios nuevos (programas setuid) y limita la cantidad de procesos
@@ -40,8 +41,8 @@ Uso (lo escribe el calificador en el ``kernel.json`` que le da a nbgrader)::
     python -m tutor_lib.aislamiento python -m ipykernel_launcher -f {connection_file}
 
 La configuración llega en la variable de entorno ``TUTOR_AISLAMIENTO`` (JSON).
-Claves: ``escribibles``, ``visibles``, ``tapar``, ``ocultar`` (listas de
-rutas), ``informe`` (ruta), ``memoria_mb``, ``cpu_s``, ``archivo_mb``, ``tmp``
+Claves: ``escribibles``, ``visibles``, ``ocultar`` (listas de rutas; ``tapar``, de
+versiones anteriores, se acepta y ya no hace falta), ``informe`` (ruta), ``memoria_mb``, ``cpu_s``, ``archivo_mb``, ``tmp``
 (el ``TMPDIR`` del kernel, ``/tmp``) y, opcionales: ``uid``/``gid`` (usuario
 del kernel si se corre como root), ``tmp_mb`` (tamaño de ``/tmp`` y de
 ``/dev/shm``, 256), ``procesos`` (procesos e hilos como máximo, 256),
@@ -55,10 +56,12 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import json
 import os
 import signal
 import stat
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -111,7 +114,7 @@ DISPOSITIVOS = ("null", "zero", "full", "random", "urandom")
 
 # Variables de entorno que nunca deben llegar al código de un estudiante (aunque estén permitidas).
 _SECRETOS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "CREDENTIAL")
-# Lista blanca: solo estas variables (y las de estos prefijos) llegan al kernel.
+# Lista blanca: solo estas variables llegan al kernel (y las que la configuración nombre en ``entorno``).
 _PERMITIDAS = frozenset({
     "PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TERM",
     "PYTHONPATH", "PYTHONHOME", "PYTHONWARNINGS", "PYTHONHASHSEED", "PYTHONIOENCODING", "PYTHONUTF8",
@@ -126,8 +129,12 @@ _PERMITIDAS = frozenset({
     "TRANSFORMERS_NO_ADVISORY_WARNINGS", "DO_NOT_TRACK", "XDG_CACHE_HOME", "TORCH_HOME",
     "CUDA_VISIBLE_DEVICES", "MPLBACKEND", "MPLCONFIGDIR", "TMPDIR",
     "NBGRADER_EXECUTION", "NBGRADER_VALIDATING", "IPYKERNEL_CELL_NAME", "COLAB_RELEASE_TAG",
+    # Por nombre, nunca por prefijo: un secreto llamado TUTOR_* o JUPYTER_* no pasa.
+    "LC_ALL", "LC_CTYPE", "LC_NUMERIC", "LC_TIME", "LC_COLLATE", "LC_MONETARY", "LC_MESSAGES",
+    "LC_PAPER", "LC_NAME", "LC_ADDRESS", "LC_TELEPHONE", "LC_MEASUREMENT", "LC_IDENTIFICATION",
+    "JPY_PARENT_PID", "JPY_SESSION_NAME", "JPY_INTERRUPT_EVENT", "JUPYTER_PLATFORM_DIRS", "JUPYTER_RUNTIME_DIR",
+    "TUTOR_MODO", "TUTOR_CACHE", "TUTOR_PRECISION_CPU",
 })
-_PREFIJOS_PERMITIDOS = ("LC_", "JPY_", "JUPYTER_", "TUTOR_")
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -463,50 +470,108 @@ def _dispositivos_abiertos(conf: dict) -> dict[str, int]:
     return abiertos
 
 
-def _dev_minimo(dispositivos: dict[str, int], tmp_mb: int) -> None:
-    """Un /dev nuevo con solo ``dispositivos``, un /dev/shm privado y acotado, y los enlaces de siempre."""
-    _mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755")
+def _dev_minimo(dispositivos: dict[str, int], tmp_mb: int, raiz: str = "") -> None:
+    """Un /dev nuevo (en ``raiz``) con solo ``dispositivos``, un /dev/shm privado y acotado, y los enlaces de siempre."""
+    dev = raiz + "/dev"
+    os.makedirs(dev, mode=0o755, exist_ok=True)
+    _mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=0755")
     for nombre, fd in dispositivos.items():
-        destino = Path("/dev") / nombre
+        destino = Path(dev) / nombre
         destino.parent.mkdir(parents=True, exist_ok=True)
         os.close(os.open(destino, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644))
         _mount(f"/proc/self/fd/{fd}", str(destino), None, MS_BIND)
-    os.mkdir("/dev/shm")
-    _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmp_mb}m,mode=1777")
+    os.mkdir(dev + "/shm")
+    _mount("tmpfs", dev + "/shm", "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmp_mb}m,mode=1777")
     for nombre, destino in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
                             ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
-        os.symlink(destino, f"/dev/{nombre}")
+        os.symlink(destino, f"{dev}/{nombre}")
 
 
-def _carpetas_temporales() -> list[str]:
-    """La carpeta temporal del sistema, donde sea que apunten TMPDIR, TEMP o TMP."""
-    rutas = ["/var/tmp", "/usr/tmp"]
-    rutas += [os.environ[v] for v in ("TMPDIR", "TEMP", "TMP") if os.environ.get(v)]
-    return rutas
+#: Lo del sistema que el kernel necesita leer: bibliotecas compartidas, programas, zonas horarias y unos
+#: pocos archivos de /etc (el cargador dinámico, usuarios, nombres de máquina). Lo que no exista se omite.
+#: Todo lo demás del disco no existe para el kernel (ver :func:`aislar`).
+SISTEMA = (
+    "/usr/lib", "/usr/lib64", "/usr/lib32", "/usr/libx32", "/lib", "/lib64", "/lib32", "/libx32",
+    "/usr/bin", "/bin", "/usr/share/zoneinfo", "/usr/lib64-nvidia", "/usr/local/cuda", "/usr/local/nvidia",
+    "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/timezone",
+    "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/hosts", "/etc/host.conf", "/etc/gai.conf",
+    "/etc/hostname", "/etc/protocols", "/etc/services", "/etc/mime.types", "/etc/os-release",
+    "/etc/debian_version", "/etc/fonts",
+)
+#: pivot_root no tiene función en la libc: su número de llamada al sistema por arquitectura.
+_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
+MNT_DETACH = 2
+
+
+def _resolver(ruta: str) -> tuple[str, list[tuple[str, str]]]:
+    """La ruta real de ``ruta`` y los enlaces simbólicos que se cruzan para llegar (ubicación, destino).
+
+    Recorre la ruta parte por parte, como el núcleo: cada enlace que aparece en el camino
+    tiene que existir igual dentro de la vista del kernel para que la ruta funcione allí.
+    """
+    pendientes = [p for p in ruta.split("/") if p]
+    actual, enlaces = "/", []
+    while pendientes:
+        parte = pendientes.pop(0)
+        if parte == ".":
+            continue
+        if parte == "..":
+            actual = os.path.dirname(actual) or "/"
+            continue
+        siguiente = os.path.join(actual, parte)
+        if os.path.islink(siguiente):
+            if len(enlaces) >= 40:
+                raise OSError(errno.ELOOP, f"demasiados enlaces en {ruta}")
+            destino = os.readlink(siguiente)
+            enlaces.append((siguiente, destino))
+            if destino.startswith("/"):
+                actual = "/"
+            pendientes = [p for p in destino.split("/") if p] + pendientes
+        else:
+            actual = siguiente
+    return actual, enlaces
+
+
+def _crear_en(raiz: str, ruta: str, carpeta: bool) -> None:
+    """Crea ``ruta`` (carpeta o archivo vacío) dentro de ``raiz``, con las carpetas de arriba (0755)."""
+    destino = raiz + ruta
+    os.makedirs(destino if carpeta else os.path.dirname(destino), mode=0o755, exist_ok=True)
+    if not carpeta and not os.path.lexists(destino):
+        os.close(os.open(destino, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644))
+
+
+def _pivotar(raiz: str) -> None:
+    """La raíz del espacio de montajes pasa a ser ``raiz`` y la de antes desaparece (no solo un chroot:
+    sin la raíz vieja montada en ninguna parte no hay por dónde volver a ella)."""
+    numero = _PIVOT_ROOT.get(os.uname().machine)
+    if numero is None:
+        raise OSError(errno.ENOSYS, f"pivot_root sin número conocido en {os.uname().machine}")
+    os.chdir(raiz)
+    if _libc.syscall(ctypes.c_long(numero), b".", b".") != 0:
+        raise _error("pivot_root")
+    if _libc.umount2(b".", MNT_DETACH) != 0:
+        raise _error("umount2 de la raíz vieja")
+    os.chdir("/")
 
 
 def aislar(conf: dict, usuario: tuple[int, int] | None = None) -> list[str]:
-    """Espacios de nombres y montajes; devuelve la lista de protecciones logradas.
+    """Espacios de nombres y una vista del disco por lista de permitidos; devuelve las protecciones logradas.
 
-    ``conf``: ``escribibles`` (carpetas de trabajo), ``visibles`` (lo que el
-    kernel necesita leer: Python, paquetes, cachés de modelos), ``tapar``
-    (carpetas que se vacían, p. ej. la personal; lo escribible y lo visible de
-    adentro reaparece) y ``ocultar`` (secretos: se tapan aunque estén dentro de
-    algo visible; solo reaparece lo escribible). Con ``usuario`` (el proceso es
-    root) los espacios de montajes y de red son del root real y el kernel no
-    tendrá ninguna capacidad sobre ellos; sin él, se crea además un espacio de
+    El kernel ve una raíz nueva (un tmpfs de solo lectura) donde reaparecen, en su misma ruta, solo:
+    lo de ``SISTEMA``, ``visibles`` (Python, sus paquetes, tutor_lib, las cachés de modelos; de solo
+    lectura), ``escribibles`` (su carpeta de trabajo y la de sus sockets), un ``/tmp`` y un ``/dev/shm``
+    privados y acotados, un ``/dev`` mínimo, ``/sys`` de solo lectura y ``/proc``. Cualquier otra ruta
+    no existe para el kernel, dondequiera que el instructor guarde el curso, las entregas o corridas
+    anteriores. ``ocultar`` tapa además secretos que estén dentro de algo visible (solo reaparece
+    lo escribible). La clave ``tapar`` de versiones anteriores ya no hace falta: se acepta y no
+    cambia nada. Con ``usuario`` (el proceso es root) los espacios de montajes y de red son del root
+    real y el kernel no tendrá ninguna capacidad sobre ellos; sin él, se crea además un espacio de
     usuario con el mismo uid.
     """
     logrado: list[str] = []
-
-    def existentes(clave: str) -> list[Path]:
-        return [Path(p).resolve() for p in conf.get(clave, []) if Path(p).exists()]
-
-    escribibles, visibles = existentes("escribibles"), existentes("visibles")
-    para_tapar = existentes("tapar") + [Path(p).resolve() for p in _carpetas_temporales() if Path(p).is_dir()]
-    if Path("/run").is_dir():
-        para_tapar.append(Path("/run").resolve())
-    para_ocultar = existentes("ocultar")
+    cwd = os.getcwd()
+    escribibles = [Path(p).resolve() for p in conf.get("escribibles", []) if Path(p).is_dir()]
+    pedidas = [str(p) for p in (*SISTEMA, *conf.get("visibles", [])) if os.path.lexists(p)]
     propios = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
     if usuario is not None:
         _unshare(propios)
@@ -519,73 +584,96 @@ def aislar(conf: dict, usuario: tuple[int, int] | None = None) -> list[str]:
     logrado.append("IPC propio: sin memoria compartida ni colas del anfitrión")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
 
-    # Antes de tapar nada, un descriptor de cada carpeta que debe reaparecer y de cada
-    # archivo de /dev que queda.
-    reaparecen = sorted(set(escribibles + visibles), key=lambda p: len(p.parts))
-    fds = {p: _abrir(str(p)) for p in reaparecen if p.is_dir()}
+    # El plan: qué carpetas o archivos reales reaparecen y qué enlaces hay que repetir para llegar a ellos.
+    visibles: set[str] = set()
+    enlaces: dict[str, str] = {}
+    for ruta in [*pedidas, *map(str, escribibles)]:
+        try:
+            real, cruzados = _resolver(ruta)
+        except OSError:
+            continue
+        enlaces.update(cruzados)
+        if os.path.exists(real):
+            visibles.add(real)
+    libres = {str(p) for p in escribibles}
+    visibles -= libres
+    montar = sorted(visibles | libres, key=lambda p: (p.count("/"), p))
+    # Lo visible que ya queda dentro de otra carpeta visible llega con ella (lo escribible se monta igual).
+    cubiertas = [p for p in montar if p not in libres and any(
+        o != p and o not in libres and dentro_de(Path(p), Path(o)) for o in montar)]
+    montar = [p for p in montar if p not in cubiertas]
+    todas = [Path(p) for p in montar]
+    fds = {p: os.open(p, os.O_PATH | os.O_CLOEXEC) for p in montar}
     dispositivos = _dispositivos_abiertos(conf)
     tmp_mb = int(conf.get("tmp_mb", TMP_MB))
-    raiz = Path("/")
 
-    def tapar(ruta: Path, cuales: list[Path], opciones: str = "size=64k,mode=0755") -> None:
-        """Vacía ``ruta`` (un tmpfs, o /dev/null si es un archivo) y repone ``cuales`` de adentro."""
-        if ruta.is_dir():
-            _mount("tmpfs", str(ruta), "tmpfs", MS_NOSUID | MS_NODEV, opciones)
-        else:
-            _mount(f"/proc/self/fd/{dispositivos['null']}", str(ruta), None, MS_BIND)
-        for r in cuales:
-            if r != ruta and dentro_de(r, ruta) and r in fds:
-                r.mkdir(parents=True, exist_ok=True)
-                _mount(f"/proc/self/fd/{fds[r]}", str(r), None, MS_BIND | MS_REC)
+    base = next(b for b in ("/tmp", "/mnt", "/media", "/srv", "/opt", "/var", "/home") if os.path.isdir(b))
+    _mount("tmpfs", base, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
+    raiz = base  # la raíz nueva se arma aquí (ya en el espacio de montajes propio) y luego se pivota
+    os.mkdir(raiz + "/tmp", 0o1777)
+    _mount("tmpfs", raiz + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmp_mb}m,mode=1777")
+    for p in montar:
+        _crear_en(raiz, p, stat.S_ISDIR(os.stat(f"/proc/self/fd/{fds[p]}").st_mode))
+    for ubicacion, destino in enlaces.items():
+        if any(dentro_de(Path(ubicacion), t) for t in todas) or os.path.lexists(raiz + ubicacion):
+            continue  # ya llega con una carpeta montada (o ya se creó)
+        os.makedirs(raiz + os.path.dirname(ubicacion), mode=0o755, exist_ok=True)
+        os.symlink(destino, raiz + ubicacion)
+    for p in montar:
+        _mount(f"/proc/self/fd/{fds[p]}", raiz + p, None, MS_BIND | MS_REC)
 
-    libres = {str(p) for p in escribibles}
-    if Path("/tmp").is_dir():
-        tapar(Path("/tmp"), reaparecen, f"size={tmp_mb}m,mode=1777")
-        libres.add("/tmp")
+    # Secretos dentro de algo visible: se tapan; de adentro reaparece solo lo escribible.
     tapadas = []
-    # De afuera hacia adentro: lo que quedó debajo de algo ya tapado no existe (salvo que
-    # haya reaparecido con algo visible, y entonces se vuelve a tapar).
-    for ruta in sorted(set(para_tapar), key=lambda p: len(p.parts)):
-        if ruta == raiz or ruta in escribibles or ruta in visibles or ruta == Path("/tmp"):
+    for ruta in sorted({Path(p).resolve() for p in conf.get("ocultar", [])}, key=lambda p: len(p.parts)):
+        destino = raiz + str(ruta)
+        if ruta in escribibles or not os.path.lexists(destino) or not any(dentro_de(ruta, t) for t in todas):
             continue
-        if os.path.lexists(ruta):
-            tapar(ruta, reaparecen)
-        tapadas.append(str(ruta))
-    for ruta in sorted(set(para_ocultar), key=lambda p: len(p.parts)):
-        if ruta == raiz or ruta in escribibles:
-            continue
-        if os.path.lexists(ruta):
-            tapar(ruta, escribibles)
+        if os.path.isdir(destino):
+            _mount("tmpfs", destino, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755")
+            for e in escribibles:
+                if dentro_de(e, ruta) and e != ruta:
+                    os.makedirs(raiz + str(e), exist_ok=True)
+                    _mount(f"/proc/self/fd/{fds[str(e)]}", raiz + str(e), None, MS_BIND | MS_REC)
+        else:
+            _mount(f"/proc/self/fd/{dispositivos['null']}", destino, None, MS_BIND)
         tapadas.append(str(ruta))
     for fd in fds.values():
         os.close(fd)
-    logrado.append(f"/tmp y /dev/shm privados, vacíos y de {tmp_mb} MB como máximo")
-    if tapadas:
-        logrado.append("tapadas: " + ", ".join(tapadas))
 
-    _dev_minimo(dispositivos, tmp_mb)
+    _dev_minimo(dispositivos, tmp_mb, raiz)
     for fd in dispositivos.values():
         os.close(fd)
-    libres.add("/dev/shm")
-    logrado.append("/dev mínimo: " + ", ".join(dispositivos))
-
-    # Todo de solo lectura (y sin setuid) salvo lo escribible; /proc se monta nuevo más adelante.
+    os.makedirs(raiz + "/sys", exist_ok=True)
+    _mount("/sys", raiz + "/sys", None, MS_BIND | MS_REC)
+    os.makedirs(raiz + "/proc", exist_ok=True)
+    if usuario is None:
+        # Sin root, el núcleo solo deja montar el /proc propio si ya hay uno entero a la vista.
+        _mount("/proc", raiz + "/proc", None, MS_BIND | MS_REC)
+    libres |= {"/tmp", "/dev/shm"}
+    # Todo de solo lectura (y sin setuid) salvo lo escribible, antes de pivotar (después no hay /proc
+    # para leer los montajes hasta que el kernel monte el suyo).
     fallidos = []
     for punto in _puntos_de_montaje():
-        if punto in libres or punto == "/proc" or punto.startswith("/proc/"):
+        adentro = punto[len(raiz):] or "/"
+        if not (punto == raiz or punto.startswith(raiz + "/")) or adentro in libres or adentro == "/proc" \
+                or adentro.startswith("/proc/"):
             continue
         try:
             _mount(None, punto, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | _banderas_conservadas(punto))
         except OSError as exc:
-            if exc.errno != errno.ENOENT:  # ENOENT: quedó debajo de algo tapado, nadie lo ve
-                fallidos.append(punto)
+            if exc.errno != errno.ENOENT:
+                fallidos.append(adentro)
+    _pivotar(raiz)
+    logrado.append("vista del disco por lista de permitidos: solo el sistema, Python y sus paquetes, "
+                   "tutor_lib, las cachés de modelos y lo escribible; cualquier otra ruta no existe")
+    logrado.append(f"/tmp y /dev/shm privados, vacíos y de {tmp_mb} MB como máximo")
+    if tapadas:
+        logrado.append("tapadas: " + ", ".join(tapadas))
+    logrado.append("/dev mínimo: " + ", ".join(dispositivos))
     logrado.append("todo de solo lectura, /sys incluido" + (f" (salvo {', '.join(fallidos)})" if fallidos else ""))
     logrado.append("escribible: " + ", ".join(sorted(libres)))
-
-    # La carpeta actual del proceso apunta todavía a la carpeta de antes de los montajes:
-    # se vuelve a entrar por su ruta para quedar en la versión montada.
     try:
-        os.chdir(os.getcwd())
+        os.chdir(cwd)
     except OSError:
         os.chdir("/")
     return logrado
@@ -602,12 +690,47 @@ def _proc_propio() -> None:
             pass  # sin esto igual falla: los archivos son del root real
 
 
+#: Carpetas que nunca se vuelven visibles enteras aunque Python viva en ellas (p. ej. ``sys.prefix``
+#: = ``/usr`` en Colab): de ellas se ve solo lo que Python usa.
+_AMPLIAS = frozenset({"/", "/usr", "/usr/local", "/opt", "/home", "/root", "/srv", "/var", "/mnt", "/media", "/tmp"})
+
+
+@functools.lru_cache(maxsize=None)
+def _ruta_de_importacion(ejecutable: str) -> tuple[str, ...]:
+    """El ``sys.path`` de un intérprete nuevo, sin ``PYTHONPATH`` y desde ``/``: la biblioteca estándar y
+    los paquetes instalados (con lo que agregan sus ``.pth``), sin la carpeta actual ni la del script de
+    quien califica (``python -m tutor_lib`` pone ahí la carpeta desde donde se lo llamó)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    try:
+        proc = subprocess.run([ejecutable, "-E", "-c", "import json, sys; print(json.dumps(sys.path))"], cwd="/",
+                              env=env, capture_output=True, text=True, timeout=120)
+        rutas = json.loads(proc.stdout.strip().splitlines()[-1])
+    except (OSError, ValueError, IndexError, subprocess.SubprocessError):
+        import site
+        import sysconfig
+
+        rutas = [*sysconfig.get_paths().values(), *site.getsitepackages()]
+    return tuple(r for r in rutas if isinstance(r, str) and r.startswith("/") and os.path.isdir(r))
+
+
 def rutas_necesarias() -> list[str]:
-    """Lo que el kernel necesita leer: el intérprete, los paquetes y las cachés de modelos."""
+    """Lo que el kernel necesita leer: el intérprete, la biblioteca estándar, los paquetes instalados,
+    tutor_lib y las cachés de modelos. Es la lista de permitidos de :func:`aislar` (más ``SISTEMA``):
+    nada que dependa de la carpeta desde donde se califica."""
+    import sysconfig
+
     import tutor_lib
 
-    rutas = {sys.prefix, sys.base_prefix, str(Path(os.path.realpath(sys.executable)).parent.parent)}
-    rutas |= {p for p in sys.path if p and os.path.isdir(p)}
+    rutas = set()
+    for ruta in _ruta_de_importacion(sys.executable):
+        # Una carpeta con tutor_lib adentro es el código fuente del curso (una instalación editable vieja la
+        # pone en sys.path con un .pth): de ella se ve solo tutor_lib, nunca soluciones ni pruebas.
+        if not os.path.isfile(os.path.join(ruta, "tutor_lib", "__init__.py")):
+            rutas.add(ruta)
+    rutas.add(sys.executable)  # sus enlaces (el de un venv apunta al Python de base) se repiten adentro
+    for prefijo in (sys.prefix, sys.base_prefix, sysconfig.get_config_var("LIBDIR") or ""):
+        if prefijo and os.path.isdir(prefijo) and os.path.realpath(prefijo) not in _AMPLIAS:
+            rutas.add(prefijo)
     rutas.add(str(Path(tutor_lib.__file__).resolve().parent))
     from tutor_lib.recursos import carpeta_cache  # TUTOR_CACHE o ~/.cache/tutor_lib: el modelo convertido
     cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
@@ -619,7 +742,7 @@ def rutas_necesarias() -> list[str]:
 def _permitida(nombre: str, extra: set[str]) -> bool:
     if nombre == VARIABLE or any(s in nombre.upper() for s in _SECRETOS):
         return False
-    return nombre in _PERMITIDAS or nombre in extra or nombre.startswith(_PREFIJOS_PERMITIDOS)
+    return nombre in _PERMITIDAS or nombre in extra
 
 
 def permitidas(env: dict[str, str], conf: dict) -> dict[str, str]:

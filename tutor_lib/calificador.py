@@ -390,15 +390,11 @@ class CursoTemporal:
             env["TMPDIR"] = str(ejec)  # ahí deja nbclient el archivo de conexión del kernel
             env[aislamiento.VARIABLE] = json.dumps({
                 "escribibles": [str(trabajo), str(ejec)],
-                # sys.path puede traer la raíz del repositorio entera: no reaparece (tutor_lib
-                # y el entorno de Python sí, por su cuenta).
+                # Lista de permitidos: el kernel ve solo el sistema, Python y sus paquetes, tutor_lib y las
+                # cachés de modelos (más sus dos carpetas escribibles); cualquier otra ruta no existe para
+                # él, dondequiera que estén el curso, las entregas o las corridas anteriores.
                 "visibles": [r for r in aislamiento.rutas_necesarias() if Path(r).resolve() != self.raiz_repo],
-                # La carpeta personal y el repositorio se vacían; solo reaparece lo necesario
-                # (tutor_lib, el entorno de Python). Si algo los vuelve visibles, igual se tapan
-                # las soluciones, las variantes de las pruebas y la historia de git.
-                # y la carpeta temporal de esta calificación entera: de ella reaparecen solo las
-                # dos carpetas escribibles de este estudiante.
-                "tapar": [str(Path.home()), str(self.raiz_repo), str(self.D)],
+                # Defensa de más: si algo de esto quedara dentro de algo visible, igual se tapa.
                 "ocultar": [
                     str(self.privado), str(self.curso), str(self.D / "juez"),
                     *(str(self.raiz_repo / d) for d in ("solutions", "course", "tests", ".git")),

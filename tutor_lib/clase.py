@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import datetime
+import glob
 import hashlib
 import json
 import os
@@ -136,6 +137,12 @@ def calificar_clase(asignacion: str, carpeta: Path, salida: Path | None = None, 
             anterior = salida.with_name(f"{salida.name}.anterior-{marca}-{n}")
         salida.rename(anterior)
     salida.mkdir(parents=True, exist_ok=True)
+    # Notas, entregas calificadas y libreta son solo de quien califica: ni otros usuarios de la máquina
+    # las leen (el kernel de un estudiante ni siquiera las ve, ver tutor_lib.aislamiento). También las
+    # corridas anteriores, incluidas las de versiones que las dejaban abiertas.
+    for propia in (salida, *salida.parent.glob(f"{glob.escape(salida.name)}.anterior-*")):
+        if propia.is_dir() and not propia.is_symlink():
+            propia.chmod(0o700)
     db = gradebook or f"sqlite:///{salida / 'gradebook.db'}"
     if gradebook is None and anterior is not None and (anterior / "gradebook.db").is_file():
         shutil.copy2(anterior / "gradebook.db", salida / "gradebook.db")  # las notas reutilizadas siguen ahí
