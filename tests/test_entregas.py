@@ -337,3 +337,204 @@ def test_calificar_clase_sin_entregas_calificables_escribe_omitidas_y_csv_seguro
             assert celda[:1] not in ("=", "+", "-", "@", "\t", "\r"), f"Celda que una hoja de cálculo ejecutaría: {celda!r}"
     originales = {fila[1] for fila in filas[1:]}
     assert "'=HYPERLINK(\"http:__x\";\"clic\")" in originales and "'-2+3" in originales
+
+
+# --- 7. topes por estudiante (issue 39, punto 4): nadie detiene a la clase -------------------
+
+
+def _zip_hostil(ruta: Path, grande: int = 3000) -> Path:
+    """Un zip de LMS con dos entregas sanas y una carpeta con cada cosa que no se puede extraer."""
+    bueno = NB.encode()
+    with zipfile.ZipFile(ruta, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(f"ana/{ASIG}.ipynb", bueno)
+        z.writestr("ana/notas\u00e9.txt", b"nombre que luego no es UTF-8")  # se vuelve b"notas\xff\xfe"
+        z.writestr(f"{'㎯' * 70}_{ASIG}.ipynb", bueno)  # NFKD: «rad∕s2», el id pasaría de 255 bytes
+        z.writestr(f"grande/{ASIG}.ipynb", bueno)
+        z.writestr("grande/datos.bin", b"\0" * grande)  # más que el tope por archivo
+        z.writestr(f"largo/{ASIG}.ipynb", bueno)
+        z.writestr(f"largo/{'a' * 260}.txt", b"x")  # 264 bytes: ningún disco lo acepta
+        enlace = zipfile.ZipInfo(f"enlace/{ASIG}.ipynb")
+        enlace.external_attr = (stat.S_IFLNK | 0o777) << 16
+        z.writestr(enlace, "/etc/passwd")
+        dispositivo = zipfile.ZipInfo(f"disp/{ASIG}.ipynb")
+        dispositivo.external_attr = (stat.S_IFCHR | 0o666) << 16
+        z.writestr(dispositivo, b"")
+        z.writestr(f"salta/../../{ASIG}.ipynb", bueno)
+        z.writestr(f"doble/{ASIG}.ipynb", bueno)
+        z.writestr(f"doble\\{ASIG}.ipynb", bueno)  # el mismo nombre con otra barra
+        z.writestr("choque", b"soy un archivo")
+        z.writestr(f"choque/{ASIG}.ipynb", bueno)  # ...y una carpeta con el mismo nombre
+        for i in range(8):
+            z.writestr(f"muchos/x{i}.txt", b"")
+        z.writestr(f"cifrado/{ASIG}.ipynb", bueno)  # abajo se marca como cifrado
+        z.writestr(zipfile.ZipInfo(f"danado/{ASIG}.ipynb"), b"DANADO" + bueno)  # sin comprimir: se puede romper
+        hondo = "/".join(f"n{i}" for i in range(15))
+        z.writestr(f"hondo/{hondo}/{ASIG}.ipynb", bueno)
+        z.writestr("notas.txt", b"no soy de nadie")
+        z.writestr(".oculta/x.ipynb", bueno)
+        z.writestr("../fuera.ipynb", bueno)
+    datos = bytearray(ruta.read_bytes())
+    datos = datos.replace("notas\u00e9".encode(), b"notas\xff\xfe")  # la marca UTF-8 queda puesta
+    marca = datos.index(b"DANADO")
+    datos[marca] ^= 0xFF  # el CRC ya no coincide
+    _marcar_cifrado(datos, f"cifrado/{ASIG}.ipynb".encode())
+    ruta.write_bytes(bytes(datos))
+    return ruta
+
+
+def _marcar_cifrado(datos: bytearray, nombre: bytes) -> None:
+    """Enciende la bandera «cifrado» de una entrada (zipfile no escribe entradas cifradas)."""
+    for firma, bandera, largo, inicio in ((b"PK\x03\x04", 6, 26, 30), (b"PK\x01\x02", 8, 28, 46)):
+        pos = datos.find(firma)
+        while pos >= 0:
+            n = int.from_bytes(datos[pos + largo: pos + largo + 2], "little")
+            if datos[pos + inicio: pos + inicio + n] == nombre:
+                datos[pos + bandera] |= 0x01
+            pos = datos.find(firma, pos + 4)
+
+
+OFENSORES = {  # carpeta -> algo que su motivo debe decir
+    "grande": "más de 1000 bytes",
+    "largo": "255 bytes",
+    "enlace": "enlace simbólico",
+    "disp": "no es un archivo común",
+    "salta": "peligrosa",
+    "doble": "dos veces",
+    "choque": "como archivo y como carpeta",
+    "muchos": "entradas",
+    "cifrado": "cifrado",
+    "danado": "dañada",
+}
+
+
+def test_zip_con_un_problema_por_carpeta_deja_invalida_solo_a_esa(tmp_path):
+    zip_ = _zip_hostil(tmp_path / "entregas.zip")
+    resultado = entregas.extraer_entregas_zip(zip_, tmp_path / "x", max_archivo=1000, max_entradas_estudiante=5)
+    assert resultado.raiz == tmp_path / "x"
+    assert set(resultado.invalidas) == set(OFENSORES), resultado.invalidas
+    for carpeta, frase in OFENSORES.items():
+        assert frase in resultado.invalidas[carpeta], (carpeta, resultado.invalidas[carpeta])
+        assert not (resultado.raiz / carpeta).exists(), f"{carpeta}: no debía quedar nada extraído"
+    omitidas = {o.nombre: o.motivo for o in resultado.omitidas}
+    assert set(omitidas) == {"notas.txt", ".oculta", "../fuera.ipynb"}, omitidas
+    assert "peligrosa" in omitidas["../fuera.ipynb"] and not (tmp_path / "x" / "fuera.ipynb").exists()
+    assert not (tmp_path / "x" / "grande" / "datos.bin").exists()  # solo se extraen notebooks
+
+    copias = tmp_path / "copias"
+    exploracion = explorar_entregas(resultado.raiz, ASIG, copiar_a=copias, invalidas=resultado.invalidas)
+    por_nombre = {e.nombre_crudo: e for e in exploracion.entregas}
+    for carpeta in OFENSORES:
+        e = por_nombre[carpeta]
+        assert e.estado == "inválido" and e.ruta is None and e.problema == resultado.invalidas[carpeta], e
+    ana = por_nombre["ana"]
+    assert ana.estado == "" and json.loads(ana.ruta.read_text()) == json.loads(NB), ana
+    suelto = por_nombre[f"{'㎯' * 70}_{ASIG}.ipynb"]
+    assert suelto.estado == "" and suelto.ruta is not None and copias in suelto.ruta.parents, suelto
+    assert por_nombre["hondo"].estado == "sin entrega"  # más hondo que MAX_PROFUNDIDAD no se busca
+    ids = [e.id for e in exploracion.entregas]
+    assert len({i.casefold() for i in ids}) == len(ids), ids
+    assert all(re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", i) for i in ids), ids
+
+
+def test_la_version_estricta_sigue_diciendo_por_que_no_extrae(tmp_path):
+    zip_ = _zip_hostil(tmp_path / "entregas.zip")
+    (tmp_path / "x").mkdir()
+    with pytest.raises(ValueError, match="problemas más"):
+        extraer_zip(zip_, tmp_path / "x", max_archivo=1000)
+
+
+def test_topes_por_estudiante_del_zip_con_los_valores_de_verdad(tmp_path):
+    """Los ejemplos del issue con los topes reales: 201 MiB en un archivo extra, un nombre de 264 bytes."""
+    ruta = tmp_path / "lms.zip"
+    with zipfile.ZipFile(ruta, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
+        z.writestr(f"Tarea 4/ana/{ASIG}.ipynb", NB)  # el LMS envuelve todo en una carpeta
+        z.writestr(f"Tarea 4/beto/{ASIG}.ipynb", NB)
+        with z.open(zipfile.ZipInfo("Tarea 4/beto/video.mp4"), "w", force_zip64=True) as f:
+            for _ in range(201):
+                f.write(b"\0" * 2**20)
+        z.writestr(f"Tarea 4/carla/{ASIG}.ipynb", NB)
+        z.writestr(f"Tarea 4/carla/{'b' * 260}.txt", b"x")
+    resultado = entregas.extraer_entregas_zip(ruta, tmp_path / "x")
+    assert resultado.raiz == tmp_path / "x" / "Tarea 4"
+    assert set(resultado.invalidas) == {"beto", "carla"}, resultado.invalidas
+    assert "200 MiB" in resultado.invalidas["beto"] and "255 bytes" in resultado.invalidas["carla"]
+    assert (resultado.raiz / "ana" / f"{ASIG}.ipynb").is_file()
+    # Una sola carpeta no alcanza los topes de la clase: choca antes con los suyos.
+    assert entregas.ZIP_MAX_ESTUDIANTE < entregas.ZIP_MAX_TOTAL
+    assert entregas.ZIP_MAX_ENTRADAS_ESTUDIANTE < entregas.ZIP_MAX_ENTRADAS
+
+
+def test_topes_globales_del_zip_dejan_fuera_a_las_carpetas_mas_grandes_o_dicen_cual(tmp_path):
+    def zip_con(nombre, carpetas):
+        ruta = tmp_path / f"{nombre}.zip"
+        with zipfile.ZipFile(ruta, "w") as z:
+            for carpeta, n in carpetas.items():
+                z.writestr(f"{carpeta}/{ASIG}.ipynb", NB)
+                for i in range(n - 1):
+                    z.writestr(f"{carpeta}/extra{i}.txt", b"")
+        return ruta
+
+    # Una carpeta enorme (pero bajo su propio tope) no se lleva a la clase: queda fuera ella.
+    resultado = entregas.extraer_entregas_zip(zip_con("uno", {"ana": 1, "beto": 1, "enorme": 300}),
+                                              tmp_path / "x1", max_entradas=250)
+    assert set(resultado.invalidas) == {"enorme"} and "entradas" in resultado.invalidas["enorme"]
+    # Muchas carpetas normales que juntas pasan el tope: eso sí es de toda la clase, y dice cuál trae más.
+    with pytest.raises(ValueError, match="«c3».*no lo extraigo"):
+        entregas.extraer_entregas_zip(zip_con("dos", {"c1": 2, "c2": 3, "c3": 4}), tmp_path / "x2", max_entradas=5)
+
+
+def test_ids_acotados_en_bytes_unicos_y_estables(tmp_path):
+    nombres = ["㎯" * 70, "㎯" * 71, "ﬁ" * 80, "x" * 250, "x" * 249 + "y", "Ａ" * 80]
+    for n in nombres:
+        (tmp_path / n).mkdir()
+        (tmp_path / n / f"{ASIG}.ipynb").write_text(NB)
+    (tmp_path / f"{'㎯' * 70}_{ASIG}.ipynb").write_text(NB)
+    exploracion = explorar_entregas(tmp_path, ASIG, copiar_a=tmp_path.parent / f"{tmp_path.name}-copias")
+    ids = [e.id for e in exploracion.entregas]
+    assert len(ids) == len(nombres) + 1 and len({i.casefold() for i in ids}) == len(ids), ids
+    assert all(re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", i) for i in ids), ids
+    assert all(e.estado == "" and e.ruta.is_file() for e in exploracion.entregas), exploracion.entregas
+    assert ids == [e.id for e in explorar_entregas(tmp_path, ASIG).entregas], "los ids deben ser estables"
+    assert all(len(entregas.id_seguro(n).encode()) <= entregas.MAX_LARGO_ID == 64 for n in nombres)
+
+
+def test_un_error_del_disco_con_una_entrega_no_detiene_a_las_demas(tmp_path, monkeypatch):
+    carpeta = tmp_path / "entregas"
+    for nombre in ("ana", "beto", "carla"):
+        (carpeta / nombre).mkdir(parents=True)
+        (carpeta / nombre / f"{ASIG}.ipynb").write_text(NB)
+    leer = entregas._leer_fd
+
+    def leer_con_falla(fd, nombre, tope):
+        if nombre.startswith("beto"):
+            raise OSError(5, "Input/output error")  # el disco falla a mitad de la lectura
+        return leer(fd, nombre, tope)
+
+    monkeypatch.setattr(entregas, "_leer_fd", leer_con_falla)
+    por_nombre = {e.nombre: e for e in explorar_entregas(carpeta, ASIG, copiar_a=tmp_path / "copias").entregas}
+    assert por_nombre["beto"].estado == "inválido" and "no pude leer" in por_nombre["beto"].problema
+    assert por_nombre["ana"].estado == "" and por_nombre["carla"].estado == ""
+    monkeypatch.setattr(entregas, "_leer_fd", leer)
+
+    # La carpeta de las copias no se puede crear (disco lleno, permisos): «error», que se reintenta.
+    (tmp_path / "no_es_carpeta").write_text("")
+    for e in explorar_entregas(carpeta, ASIG, copiar_a=tmp_path / "no_es_carpeta").entregas:
+        assert e.estado == "error" and "no pude copiar" in e.problema, e
+
+
+def test_celdas_csv_sin_formulas_con_ningun_separador(tmp_path):
+    peligrosas = ["ana;=1+1;", "beto,+SUMA(1;2)", "carla\t@A1", "dario\n-1+2", 'eva";=1', "fede; =2*3",
+                  "gabi|=1", "=HYPERLINK(\"x\")", "hugo;\uff1d1"]
+    ruta = tmp_path / "notas.csv"
+    with open(ruta, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows([[celda_csv(p), celda_csv("mensaje: " + p)] for p in peligrosas])
+    texto = ruta.read_text(encoding="utf-8")
+    for separador in (";", ",", "\t", "|"):
+        for fila in csv.reader(texto.splitlines(), delimiter=separador):
+            for celda in fila:
+                assert celda.lstrip(" \"")[:1] not in ("=", "+", "-", "@", "\uff1d"), (separador, celda)
+    with open(ruta, newline="", encoding="utf-8") as f:  # y con el separador de verdad se lee todo
+        filas = list(csv.reader(f))
+    assert [f[0].replace("'", "") for f in filas] == [p.replace("'", "") for p in peligrosas]
+    for normal in ("ana", "Carla_Nunez", "0.5", "a=b", "x-y", "", "nota: 3 de 11"):
+        assert celda_csv(normal) == normal

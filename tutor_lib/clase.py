@@ -41,7 +41,7 @@ from pathlib import Path
 from tutor_lib import aislamiento, libreta
 from tutor_lib.calificador import Calificacion, CursoTemporal, Limites, Parte, celda_csv, fuente
 from tutor_lib.precarga import activa as precarga_activa
-from tutor_lib.entregas import EntregaEncontrada, _extraer_zip, explorar_entregas
+from tutor_lib.entregas import EntregaEncontrada, explorar_entregas, extraer_entregas_zip
 
 AVANCE = "avance.jsonl"
 NO_FALLAS = ("calificado",)
@@ -152,11 +152,13 @@ def calificar_clase(asignacion: str, carpeta: Path, salida: Path | None = None, 
         if carpeta.is_file():
             if carpeta.suffix.lower() != ".zip":
                 raise ValueError(f"{carpeta.name} no es una carpeta ni un .zip de entregas.")
-            raiz_entregas = _extraer_zip(carpeta, tmp / "zip")  # aparte de las copias de tmp/copias
+            # Topes por estudiante: quien trae algo que no se extrae queda «inválido» con su motivo.
+            del_zip = extraer_entregas_zip(carpeta, tmp / "zip")  # aparte de las copias de tmp/copias
+            raiz_entregas, invalidas, omitidas_zip = del_zip.raiz, del_zip.invalidas, del_zip.omitidas
         else:
-            raiz_entregas = carpeta
-        exploracion = explorar_entregas(raiz_entregas, asignacion, copiar_a=tmp / "copias")
-        entregas, omitidas = exploracion.entregas, exploracion.omitidas
+            raiz_entregas, invalidas, omitidas_zip = carpeta, {}, []
+        exploracion = explorar_entregas(raiz_entregas, asignacion, copiar_a=tmp / "copias", invalidas=invalidas)
+        entregas, omitidas = exploracion.entregas, omitidas_zip + exploracion.omitidas
         if not entregas:
             detalle = "; ".join(f"{o.nombre}: {o.motivo}" for o in omitidas[:5])
             raise ValueError(f"No encontré entregas en {carpeta}: espero una subcarpeta por estudiante con su notebook."

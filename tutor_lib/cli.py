@@ -9,6 +9,13 @@ ayuda y los errores de argparse también están en español
 (:mod:`tutor_lib.comandos.analizador`). ``Resultado.avisos`` se imprimen en
 stderr, con o sin ``--json``.
 
+Todo lo que ``tutor`` imprime (resultados, avisos, errores, ayuda, el avance de
+``tutor calificar``) pasa por :func:`tutor_lib.formato.sin_controles`: un mensaje
+que viene del notebook de un estudiante no trae secuencias ANSI, ``\r``,
+retrocesos ni caracteres que inviertan el texto, así que no puede reescribir lo
+que se ve en la terminal. Con ``--json`` esos caracteres salen escapados
+(``\u001b``, ``\u202e``): el dato llega entero y la terminal no los interpreta.
+
 Cada subcomando importa torch o transformers solo dentro de ``ejecutar`` y solo
 si de verdad los necesita: ``tutor --ayuda``, ``tutor warmup`` o
 ``tutor vram --parametros`` responden en menos de un segundo.
@@ -21,10 +28,12 @@ import importlib
 import json
 import logging
 import os
+import re
 import sys
 
 from tutor_lib.comandos import Resultado
 from tutor_lib.comandos.analizador import Analizador
+from tutor_lib.formato import sin_controles
 
 SUBCOMANDOS = (
     "doctor",
@@ -69,8 +78,82 @@ def construir_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _SalidaLimpia:
+    """Un flujo de texto (``sys.stdout`` o ``sys.stderr``) que escribe todo pasado por :func:`sin_controles`.
+
+    Una sola excepción: un ``\r`` al comienzo de un trozo, en una terminal, si la
+    línea está vacía o la escribió otro trozo igual. Así redibuja tqdm la barra
+    de avance de ``tutor calificar``; un ``\r`` así no puede tapar texto de nadie.
+    """
+
+    def __init__(self, flujo):
+        self._flujo = flujo
+        self._linea = "vacia"  # "vacia", "barra" (la escribió un trozo con \r) o "texto"
+
+    def write(self, texto) -> int:
+        texto = str(texto)
+        inicio = ""
+        if texto.startswith("\r") and self._linea in ("vacia", "barra") and self._es_terminal():
+            inicio, texto_resto = "\r", texto[1:]
+        else:
+            texto_resto = texto
+        limpio = inicio + sin_controles(texto_resto)
+        if "\n" in limpio:
+            self._linea = "texto" if limpio.rsplit("\n", 1)[1] else "vacia"
+        elif inicio:
+            self._linea = "barra"
+        elif limpio:
+            self._linea = "texto"
+        self._flujo.write(limpio)
+        return len(texto)
+
+    def writelines(self, lineas) -> None:
+        for linea in lineas:
+            self.write(linea)
+
+    def _es_terminal(self) -> bool:
+        try:
+            return bool(self._flujo.isatty())
+        except (AttributeError, ValueError, OSError):
+            return False
+
+    def __getattr__(self, nombre):
+        return getattr(self._flujo, nombre)
+
+
+#: Lo que ``json.dumps(..., ensure_ascii=False)`` deja pasar tal cual y una terminal interpreta
+#: (DEL, C1, dirección del texto) o no puede escribir (sustitutos sueltos): sale como ``\uXXXX``.
+_ESCAPAR_EN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def json_para_terminal(datos) -> str:
+    """``datos`` como JSON legible (UTF-8, con sangría) sin ningún carácter de control crudo.
+
+    ``json.dumps`` ya escapa C0; aquí se escapan también DEL, C1, los de dirección
+    del texto y los sustitutos sueltos. Sigue siendo JSON válido con los mismos datos.
+    """
+    texto = json.dumps(datos, ensure_ascii=False, indent=2)
+    return _ESCAPAR_EN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", texto)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Corre ``tutor`` con ``argv`` (por defecto, ``sys.argv[1:]``) y devuelve el código de salida."""
+    """Corre ``tutor`` con ``argv`` (por defecto, ``sys.argv[1:]``) y devuelve el código de salida.
+
+    Mientras corre, ``sys.stdout`` y ``sys.stderr`` escriben sin caracteres de
+    control (ver :class:`_SalidaLimpia`); al terminar quedan como estaban.
+    """
+    originales = sys.stdout, sys.stderr
+    if sys.stdout is not None:
+        sys.stdout = _SalidaLimpia(sys.stdout)
+    if sys.stderr is not None:
+        sys.stderr = _SalidaLimpia(sys.stderr)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = originales
+
+
+def _main(argv: list[str] | None) -> int:
     # bitsandbytes avisa en inglés, al importarse, de un kernel opcional de CPU que no hace falta aquí
     logging.getLogger("bitsandbytes").setLevel(logging.ERROR)
     parser = construir_parser()
@@ -85,9 +168,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         if args.json:
-            print(json.dumps(resultado.datos, ensure_ascii=False, indent=2))
+            print(json_para_terminal(resultado.datos))
         else:
-            print(resultado.texto)
+            print(sin_controles(resultado.texto))
         sys.stdout.flush()  # el aviso, en stderr, sale después de la tabla también en una terminal
     except BrokenPipeError:  # `tutor ... | head`: quien leía ya tiene lo que quería
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

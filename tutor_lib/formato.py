@@ -140,3 +140,40 @@ def infracciones(texto: str) -> list[str]:
                     f"en la línea «{linea.strip()[:120]}»"
                 )
     return encontradas
+
+
+# ------------------------------------------------------------------ texto para la terminal
+
+#: Secuencias de escape completas (CSI, OSC, DCS/SOS/PM/APC y las de dos caracteres), en 7 y en 8 bits:
+#: se quitan enteras para que no quede basura visible. Lo que sobre de una incompleta lo quita
+#: :data:`_CONTROLES` (sin ESC ni CSI/OSC de 8 bits, una secuencia ya no hace nada).
+_ESCAPES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colores, mover el cursor, borrar la línea
+    r"|\x1b\][^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)"  # OSC: título de la ventana, hipervínculos
+    r"|\x1b[PX^_][^\x1b\x9c\n]*(?:\x1b\\|\x9c)"  # DCS, SOS, PM, APC
+    r"|\x1b[ -/]*[0-~]"  # ESC + un carácter (ESC c reinicia la terminal, ESC 7/8 guardan el cursor)
+    r"|\x9b[0-?]*[ -/]*[@-~]"  # CSI de 8 bits
+    r"|[\x9d\x90\x98\x9e\x9f][^\x07\x1b\x9c\n]*(?:\x07|\x9c)"  # OSC, DCS, SOS, PM, APC de 8 bits
+)
+#: Caracteres de control que quedan: C0 salvo ``\n`` y ``\t`` (``\r`` y el retroceso reescriben la
+#: línea), DEL, C1, y los que cambian la dirección del texto (U+202E da vuelta lo que sigue).
+_CONTROLES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def sin_controles(texto) -> str:
+    """``texto`` sin nada que una terminal interprete: quita secuencias ANSI y caracteres de control.
+
+    Quita las secuencias de escape (colores, mover el cursor, títulos, ``ESC c``),
+    los caracteres de control C0 salvo el salto de línea y el tabulador (``\\r``
+    y el retroceso permitirían tapar «0 de 11» con «10 de 11»), DEL, C1 y los
+    de dirección del texto (U+202E y compañía). Un sustituto suelto (un nombre
+    de archivo que no es UTF-8) pasa a «�». Lo aplica ``tutor`` a todo lo que
+    imprime (:mod:`tutor_lib.cli`): un mensaje que viene de un notebook no
+    puede reescribir lo que ves en la pantalla.
+    """
+    texto = _ESCAPES.sub("", str(texto))
+    texto = _CONTROLES.sub("", texto)
+    return _SUSTITUTOS.sub("\ufffd", texto)
+
+
+_SUSTITUTOS = re.compile("[\ud800-\udfff]")
