@@ -627,8 +627,12 @@ def test_cgroup_v2_cuando_la_maquina_lo_permite(tmp_path, monkeypatch):
     (base / "cgroup.subtree_control").write_text("")
     (base / "cgroup.procs").write_text("")
     (base / "tutor-4999999999").mkdir()  # lo que dejó un kernel que ya no existe
-    monkeypatch.setattr(aislamiento, "_cgroup_propio", lambda: base)
-    grupo, detalle = aislamiento.grupo_de_control({"procesos": 40, "memoria_mb": 1000, "tmp_mb": 100})
+    from tutor_lib import grupos_de_control
+
+    monkeypatch.setattr(grupos_de_control, "_cgroup_propio", lambda: base)
+    monkeypatch.setattr(grupos_de_control, "_cgroups_v1", lambda: {})  # sin v2, nada de v1 de verdad aquí
+    grupo, detalle = aislamiento.grupo_de_control({"procesos": 40, "memoria_mb": 1000, "tmp_mb": 100,
+                                                   "cpu_nucleos": 1})
     assert grupo is not None, detalle
     os.close(grupo.fd_base)
     os.close(grupo.fd_origen)
@@ -637,12 +641,40 @@ def test_cgroup_v2_cuando_la_maquina_lo_permite(tmp_path, monkeypatch):
     assert int((hoja / "memory.max").read_text()) == 1200 * 2**20, "memoria del kernel más /tmp y /dev/shm"
     assert (hoja / "memory.swap.max").read_text() == "0"
     assert (hoja / "cgroup.procs").read_text() == str(os.getpid())
-    assert (base / "cgroup.subtree_control").read_text() == "+memory +pids"
+    assert (base / "cgroup.subtree_control").read_text() == "+memory +pids +cpu"
+    assert (hoja / "cpu.max").read_text() == "100000 100000"
     assert not (base / "tutor-4999999999").exists()
-    assert "pids.max=40" in detalle and "memory.max=1200 MB" in detalle, detalle
+    assert "pids.max=40" in detalle and "memory.max=1200 MB" in detalle and "cpu.max=1" in detalle, detalle
     (base / "cgroup.controllers").write_text("cpu\n")
     grupo, detalle = aislamiento.grupo_de_control({})
     assert grupo is None and "memory y pids" in detalle, detalle
+
+
+def test_cgroups_v1_cuando_no_hay_v2(tmp_path, monkeypatch):
+    """Sin cgroup v2 delegado, las jerarquías v1 (Docker con cgroup v1, esta máquina de CI): un cgroup
+    hoja por controlador, con memoria, procesos y un cpu propio (reparto justo; tope con cpu_nucleos)."""
+    from tutor_lib import grupos_de_control
+
+    propios = {}
+    for controlador in ("memory", "pids", "cpu"):
+        propios[controlador] = tmp_path / controlador
+        propios[controlador].mkdir()
+        (propios[controlador] / "cgroup.procs").write_text("")
+    monkeypatch.setattr(grupos_de_control, "_cgroup_propio", lambda: None)
+    monkeypatch.setattr(grupos_de_control, "_cgroups_v1", lambda: propios)
+    grupo, detalle = aislamiento.grupo_de_control({"procesos": 40, "memoria_mb": 1000, "tmp_mb": 100,
+                                                   "cpu_nucleos": 2})
+    assert grupo is not None, detalle
+    for g in grupo.grupos:
+        os.close(g.fd_base)
+        os.close(g.fd_origen)
+    hoja = f"tutor-{os.getpid()}"
+    assert (propios["pids"] / hoja / "pids.max").read_text() == "40"
+    assert int((propios["memory"] / hoja / "memory.limit_in_bytes").read_text()) == 1200 * 2**20
+    assert (propios["cpu"] / hoja / "cpu.cfs_quota_us").read_text() == "200000"
+    for controlador in propios:
+        assert (propios[controlador] / hoja / "cgroup.procs").read_text() == str(os.getpid())
+    assert "cgroups v1" in detalle and "cpu propio" in detalle, detalle
 
 
 def test_el_kernel_puede_leer_la_cache_del_curso_donde_este(monkeypatch, tmp_path):

@@ -47,7 +47,9 @@ versiones anteriores, se acepta y ya no hace falta), ``informe`` (ruta), ``memor
 del kernel si se corre como root), ``tmp_mb`` (tamaño de ``/tmp`` y de
 ``/dev/shm``, 256), ``procesos`` (procesos e hilos como máximo, 256),
 ``cgroup`` (carpeta de un cgroup v2 delegado donde crear el del kernel; por
-omisión, el cgroup propio), ``entorno`` (nombres de variables extra que pueden
+omisión, el cgroup propio), ``cpu_nucleos`` (tope duro de CPU del cgroup), ``efimeras`` (carpetas
+escribibles que el kernel recibe como un tmpfs propio de ``trabajo_mb`` MB, 512, en lugar de la
+carpeta real), ``entorno`` (nombres de variables extra que pueden
 pasar), ``dispositivos`` (archivos extra de ``/dev``, p. ej. de una GPU) y
 ``espacios`` (``false``: solo límites).
 """
@@ -65,6 +67,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from tutor_lib.grupos_de_control import PROCESOS, TMP_MB, GrupoDeControl, Grupos, grupo_de_control  # noqa: F401
 
 VARIABLE = "TUTOR_AISLAMIENTO"
 
@@ -105,10 +109,10 @@ _CONSERVAR = (
 #: (sin entrada en /etc/passwd), distinto para cada kernel que corre a la vez.
 UID_BASE = 60000
 UID_CANTIDAD = 5000
-#: Tamaño por omisión de /tmp y de /dev/shm dentro del kernel, en MB.
-TMP_MB = 256
-#: Procesos e hilos del kernel como máximo, por omisión.
-PROCESOS = 256
+#: Tamaño por omisión de la carpeta de trabajo del kernel cuando es efímera (un tmpfs), en MB.
+TRABAJO_MB = 512
+# Tamaño por omisión de /tmp y de /dev/shm dentro del kernel (TMP_MB, en MB) y procesos e hilos como
+# máximo (PROCESOS): vienen de tutor_lib.grupos_de_control.
 #: Lo único que queda en /dev (más /dev/shm y los enlaces fd, stdin, stdout, stderr).
 DISPOSITIVOS = ("null", "zero", "full", "random", "urandom")
 
@@ -350,107 +354,6 @@ def _bajar_a(uid: int, gid: int) -> None:
     raise OSError(errno.EPERM, "el kernel pudo volver a ser root")
 
 
-# -- agotamiento: cgroup v2 si se puede ------------------------------------------------------
-
-class GrupoDeControl:
-    """Un cgroup v2 hoja para un kernel; al terminar se borra."""
-
-    def __init__(self, nombre: str, fd_base: int, fd_origen: int):
-        self.nombre, self.fd_base, self.fd_origen = nombre, fd_base, fd_origen
-
-    def soltar(self) -> None:
-        try:
-            os.write(self.fd_origen, b"0")  # este proceso vuelve a su cgroup de antes
-        except OSError:
-            pass
-        for _ in range(50):  # los procesos del kernel tardan un instante en irse
-            try:
-                os.rmdir(self.nombre, dir_fd=self.fd_base)
-                return
-            except FileNotFoundError:
-                return
-            except OSError:
-                time.sleep(0.02)
-
-
-def _montaje_cgroup2() -> str | None:
-    with open("/proc/self/mountinfo") as f:
-        for linea in f:
-            izq, _, der = linea.partition(" - ")
-            if der.split()[:1] == ["cgroup2"]:
-                return _decodificar(izq.split()[4])
-    return None
-
-
-def _cgroup_propio() -> Path | None:
-    """La carpeta del cgroup v2 de este proceso (None si no hay cgroup v2)."""
-    raiz = _montaje_cgroup2()
-    if raiz is None:
-        return None
-    try:
-        with open("/proc/self/cgroup") as f:
-            propio = next((l.strip()[3:] for l in f if l.startswith("0::")), None)
-    except OSError:
-        return None
-    return None if propio is None else Path(raiz) / propio.lstrip("/")
-
-
-def grupo_de_control(conf: dict) -> tuple[GrupoDeControl | None, str]:
-    """Mete a este proceso (y a todo lo que lance) en un cgroup v2 con memoria y procesos acotados.
-
-    Devuelve (grupo, descripción) o (None, por qué no se pudo).
-    """
-    origen = _cgroup_propio()
-    if origen is None:
-        return None, "no hay cgroup v2"
-    base = Path(conf["cgroup"]) if conf.get("cgroup") else origen
-    procesos = int(conf.get("procesos", PROCESOS))
-    memoria = conf.get("memoria_mb")
-    hoja = base / f"tutor-{os.getpid()}"
-    fds: list[int] = []
-    try:
-        if not {"memory", "pids"} <= set((base / "cgroup.controllers").read_text().split()):
-            return None, f"el cgroup v2 {base} no tiene los controladores memory y pids"
-        if not {"memory", "pids"} <= set((base / "cgroup.subtree_control").read_text().split()):
-            (base / "cgroup.subtree_control").write_text("+memory +pids")
-        fds.append(os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
-        fds.append(os.open(origen / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC))
-        for vieja in base.glob("tutor-*"):  # de kernels que murieron sin limpiar
-            if vieja.name[6:].isdigit() and not Path(f"/proc/{vieja.name[6:]}").exists():
-                try:
-                    vieja.rmdir()
-                except OSError:
-                    pass
-        hoja.mkdir()
-    except OSError as exc:
-        for fd in fds:
-            os.close(fd)
-        return None, f"no se pudo usar el cgroup v2 {base} ({exc.strerror or exc})"
-    try:
-        (hoja / "pids.max").write_text(str(procesos))
-        detalle = f"pids.max={procesos}"
-        if memoria:
-            # La memoria del kernel más lo que quepa en /tmp y /dev/shm (tmpfs cuenta aquí).
-            total = int(memoria + 2 * int(conf.get("tmp_mb", TMP_MB)))
-            (hoja / "memory.max").write_text(str(total * 2**20))
-            detalle += f", memory.max={total} MB"
-            try:
-                (hoja / "memory.swap.max").write_text("0")
-            except OSError:
-                pass
-        (hoja / "cgroup.procs").write_text(str(os.getpid()))
-    except OSError as exc:
-        for fd in fds:
-            os.close(fd)
-        try:
-            hoja.rmdir()
-        except OSError:
-            pass
-        return None, f"no se pudo usar el cgroup v2 {base} ({exc.strerror or exc})"
-    fd_base, fd_origen = fds
-    return GrupoDeControl(hoja.name, fd_base, fd_origen), f"cgroup v2 propio ({detalle})"
-
-
 # -- espacios de nombres y montajes ----------------------------------------------------------
 
 def _dispositivos_abiertos(conf: dict) -> dict[str, int]:
@@ -619,8 +522,17 @@ def aislar(conf: dict, usuario: tuple[int, int] | None = None) -> list[str]:
             continue  # ya llega con una carpeta montada (o ya se creó)
         os.makedirs(raiz + os.path.dirname(ubicacion), mode=0o755, exist_ok=True)
         os.symlink(destino, raiz + ubicacion)
+    # Las carpetas «efímeras» (la de trabajo) son un tmpfs propio y acotado en lugar de la carpeta real:
+    # lo que el kernel escribe ahí no ocupa tu disco (ni sus inodos) y desaparece con él.
+    efimeras = {str(Path(p).resolve()) for p in conf.get("efimeras", [])} & libres
+    trabajo_mb = int(conf.get("trabajo_mb", TRABAJO_MB))
+    dueno = usuario or (os.getuid(), os.getgid())
     for p in montar:
-        _mount(f"/proc/self/fd/{fds[p]}", raiz + p, None, MS_BIND | MS_REC)
+        if p in efimeras:
+            _mount("tmpfs", raiz + p, "tmpfs", MS_NOSUID | MS_NODEV,
+                   f"size={trabajo_mb}m,mode=0700,uid={dueno[0]},gid={dueno[1]}")
+        else:
+            _mount(f"/proc/self/fd/{fds[p]}", raiz + p, None, MS_BIND | MS_REC)
 
     # Secretos dentro de algo visible: se tapan; de adentro reaparece solo lo escribible.
     tapadas = []
@@ -667,6 +579,9 @@ def aislar(conf: dict, usuario: tuple[int, int] | None = None) -> list[str]:
     logrado.append("vista del disco por lista de permitidos: solo el sistema, Python y sus paquetes, "
                    "tutor_lib, las cachés de modelos y lo escribible; cualquier otra ruta no existe")
     logrado.append(f"/tmp y /dev/shm privados, vacíos y de {tmp_mb} MB como máximo")
+    if efimeras:
+        logrado.append(f"carpeta de trabajo en memoria, de {trabajo_mb} MB como máximo: nada de lo que escribe "
+                       "llega a tu disco")
     if tapadas:
         logrado.append("tapadas: " + ", ".join(tapadas))
     logrado.append("/dev mínimo: " + ", ".join(dispositivos))
@@ -773,13 +688,32 @@ def entorno_limpio(conf: dict, usuario: tuple[int, int] | None = None) -> dict[s
     return env
 
 
+#: keyctl no tiene función en la libc: su número de llamada al sistema por arquitectura.
+_KEYCTL = {"x86_64": 250, "aarch64": 219, "riscv64": 219, "ppc64le": 271, "s390x": 280}
+KEYCTL_JOIN_SESSION_KEYRING = 1
+
+
+def _llavero_propio() -> None:
+    """Un llavero de sesión nuevo y vacío (``keyctl(KEYCTL_JOIN_SESSION_KEYRING, NULL)``).
+
+    Sin esto el kernel hereda el llavero de sesión de quien califica (el de su sesión de SSH o de su
+    contenedor): podría leer claves guardadas ahí y dejar datos para el kernel de otro estudiante,
+    que hereda el mismo (lo ataca ``tests/test_ataques_nuevos.py::test_llavero_de_sesion``).
+    """
+    numero = _KEYCTL.get(os.uname().machine)
+    if numero is None:
+        raise OSError(errno.ENOSYS, f"keyctl sin número conocido en {os.uname().machine}")
+    if _libc.syscall(ctypes.c_long(numero), ctypes.c_long(KEYCTL_JOIN_SESSION_KEYRING), None) < 0:
+        raise _error("keyctl")
+
+
 def _morir_con_el_padre() -> None:
     """Si el proceso padre muere (p. ej. el calificador lo mató por tiempo), este también."""
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 def _preparar_hijo(usuario: tuple[int, int] | None, con_pid: bool, bloquear: bool, informe: dict, conf: dict,
-                   grupo: GrupoDeControl | None) -> None:
+                   grupo: GrupoDeControl | Grupos | None) -> None:
     """Lo último antes del kernel: /proc nuevo, sin root, montajes bloqueados, sin setuid, procesos."""
     protecciones, problemas = informe["protecciones"], []
     if con_pid:
@@ -811,6 +745,11 @@ def _preparar_hijo(usuario: tuple[int, int] | None, con_pid: bool, bloquear: boo
             else:
                 problemas.append(f"no se pudieron bloquear los montajes ({exc})")
     try:
+        _llavero_propio()
+        protecciones.append("llavero de claves del núcleo propio: ni el de quien califica ni el de otro kernel")
+    except OSError as exc:
+        problemas.append(f"no se pudo darle al kernel un llavero de claves propio ({exc})")
+    try:
         _prctl(PR_SET_NO_NEW_PRIVS, 1)
         protecciones.append("sin privilegios nuevos: los programas setuid no dan root")
     except OSError as exc:
@@ -836,20 +775,46 @@ EN_PROCESO = None
 
 
 def _ejecutar(argv: list[str], env: dict[str, str]) -> None:
-    """Se convierte en el kernel; si no puede, lo dice y termina."""
+    """Se convierte en el kernel; si no puede, lo dice y termina.
+
+    Si el programa es el kernel de Jupyter (``-m ipykernel_launcher``), antes su entrada y sus
+    salidas estándar (descriptores 0, 1 y 2) pasan a ``/dev/null``: las heredadas son las de
+    nbgrader, que lee quien califica, y el kernel guarda una copia de ellas
+    (``sys.stdout._original_stdstream_copy``) donde el código del estudiante podría escribir sin
+    límite. Lo que el kernel imprime llega igual por sus mensajes, con los máximos de
+    :class:`tutor_lib.juez.ejecutor.EjecutarConJuez`. Otro programa (las pruebas del aislamiento
+    corren ``python -c``) conserva las suyas. El aviso de un fallo va a la salida de errores
+    original (una copia que el kernel no hereda).
+    """
+    aviso = 2
+
+    def avisar(texto: str) -> None:
+        try:
+            os.write(aviso, f"tutor_lib.aislamiento: {texto}\n".encode())
+        except OSError:
+            pass
+
+    if "ipykernel_launcher" in argv[1:3]:
+        try:
+            aviso = os.dup(2)  # sin herencia: execve la cierra y la precarga también (solo conserva 0, 1 y 2)
+            nulo = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(nulo, fd)
+            os.close(nulo)
+        except OSError as exc:
+            avisar(f"no se pudo pasar la salida del kernel a {os.devnull} ({exc.strerror})")
     if EN_PROCESO is not None and EN_PROCESO.se_puede(argv):
         EN_PROCESO.correr(argv, env)  # no vuelve: cierra los descriptores y corre el kernel aquí mismo
     try:
         os.execve(argv[0], argv, env)
     except OSError as exc:
-        sys.stderr.write(f"tutor_lib.aislamiento: no se pudo ejecutar {argv[0]} ({exc.strerror}); el usuario del "
-                         "kernel tiene que poder leer el intérprete de Python y sus paquetes\n")
-        sys.stderr.flush()
+        avisar(f"no se pudo ejecutar {argv[0]} ({exc.strerror}); el usuario del kernel tiene que poder leer "
+               "el intérprete de Python y sus paquetes")
     os._exit(127)
 
 
 def _ejecutar_como_init(argv: list[str], env: dict[str, str], preparar, fd_informe: int | None, informe: dict,
-                        grupo: GrupoDeControl | None) -> None:
+                        grupo: GrupoDeControl | Grupos | None) -> None:
     """Corre el kernel como proceso 1 de un espacio de PID nuevo y espera a que termine.
 
     Cuando el kernel termina (o lo matan), el núcleo mata a todos los procesos que

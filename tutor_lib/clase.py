@@ -39,6 +39,7 @@ from dataclasses import asdict, fields
 from pathlib import Path
 
 from tutor_lib import aislamiento, libreta
+from tutor_lib.archivos import borrar_arbol
 from tutor_lib.calificador import Calificacion, CursoTemporal, Limites, Parte, celda_csv, fuente
 from tutor_lib.precarga import activa as precarga_activa
 from tutor_lib.entregas import EntregaEncontrada, explorar_entregas, extraer_entregas_zip
@@ -172,7 +173,7 @@ def calificar_clase(asignacion: str, carpeta: Path, salida: Path | None = None, 
             maximo = curso.maximo()
             aislamientos = [c.aislamiento for c in resultados.values() if c.aislamiento]
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        borrar_arbol(tmp)  # sin recursión: lo extraído de un zip puede venir muy anidado
 
     return _escribir_salida(asignacion, salida, entregas, omitidas, resultados, maximo, aislamientos, cifras,
                             libreta.sin_clave(db), progreso)

@@ -35,7 +35,6 @@ import errno
 import hashlib
 import os
 import re
-import shutil
 import stat
 import struct
 import unicodedata
@@ -43,6 +42,8 @@ import zipfile
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tutor_lib.archivos import borrar_arbol
 
 MIB = 2**20
 GIB = 2**30
@@ -901,7 +902,7 @@ def _borrar(raiz: Path, clave: str) -> None:
     ruta = raiz / clave
     try:
         if ruta.is_dir() and not ruta.is_symlink():
-            shutil.rmtree(ruta, ignore_errors=True)
+            borrar_arbol(ruta)
         elif ruta.exists() or ruta.is_symlink():
             ruta.unlink()
     except OSError:
