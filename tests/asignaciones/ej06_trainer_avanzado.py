@@ -37,6 +37,24 @@ def argmax_por_lote(logits, labels):
         "puntos": (11, 11),
     },
     {
+        # Antes de comparar con tutor_lib.juez.comparar_valores, torch.allclose difundía el tensor vacío contra
+        # el escalar esperado y la prueba oculta de la pérdida daba el punto (7 de 11 en vez de 6).
+        "nombre": "error típico: la pérdida devuelve un tensor vacío (la forma se revisa antes de comparar)",
+        "celdas": {
+            "solucion-2": '''
+def crear_perdida_ponderada(pesos):
+    """Devuelve perdida(outputs, labels, num_items_in_batch=None): entropía cruzada ponderada por clase."""
+    def perdida(outputs, labels, num_items_in_batch=None):
+        validas = labels != -100
+        por_ejemplo = F.cross_entropy(outputs["logits"], labels, weight=pesos, reduction="none", ignore_index=-100)
+        return por_ejemplo[validas & ~validas]  # una máscara que no deja pasar nada: un tensor de forma (0,)
+
+    return perdida
+''',
+        },
+        "puntos": (6, 6),
+    },
+    {
         "nombre": "error típico: pesos 1/N_c sin normalizar",
         "celdas": {
             "solucion-1": '''

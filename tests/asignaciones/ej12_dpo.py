@@ -115,6 +115,23 @@ def etiquetas_asistente(ids, inicio, mascara_atencion=None):
         },
         "puntos": (10, 10),
     },
+    {
+        # La pérdida de forma (1,) en vez de un escalar: antes, torch.allclose y float() la aceptaban en tres
+        # pruebas (9 de 11); con la forma revisada por tutor_lib.juez.comparar_valores pierde también esas (7).
+        "nombre": "error típico: la pérdida queda con forma (1,) (mean con keepdim=True)",
+        "celdas": {
+            "solucion-1": '''
+def dpo_loss(pol_elegida, pol_rechazada, ref_elegida, ref_rechazada, beta=0.1):
+    """Pérdida media de DPO, recompensas implícitas de cada respuesta y márgenes."""
+    recompensa_elegida = beta * (pol_elegida - ref_elegida)
+    recompensa_rechazada = beta * (pol_rechazada - ref_rechazada)
+    margen = recompensa_elegida - recompensa_rechazada
+    perdida = -F.logsigmoid(margen).mean(dim=0, keepdim=True)
+    return perdida, recompensa_elegida, recompensa_rechazada, margen
+''',
+        },
+        "puntos": (7, 7),
+    },
 ]
 
 # Engaño: nada de esto calcula la pérdida ni las etiquetas; solo intenta burlar pruebas que comparan en el

@@ -15,6 +15,9 @@ calificar (:mod:`tutor_lib.calificador`):
 * entre los dos procesos solo pasan datos planos
   (:mod:`tutor_lib.juez.datos`), pedidos con :data:`alumno`
   (:mod:`tutor_lib.juez.puente`);
+* las pruebas comparan con :func:`comparar_valores`
+  (:mod:`tutor_lib.juez.comparar`), que revisa tipo y forma antes que los
+  valores (``torch.allclose`` difunde: un tensor vacío «coincidiría»);
 * nbgrader sigue debajo: :class:`tutor_lib.juez.ejecutor.EjecutarConJuez`
   reemplaza a su preprocesador ``Execute`` en ``nbgrader autograde``.
 
@@ -22,8 +25,10 @@ En tu propio notebook las pruebas visibles corren en tu kernel con la misma
 interfaz, así que ves los mismos mensajes que verá el juez.
 """
 
+from tutor_lib.juez.comparar import comparar_valores, revisar_forma, valores_coinciden
 from tutor_lib.juez.puente import Alumno, ErrorDelAlumno, alumno
 
 MARCA_COMPARTIDA = "# Celda compartida"
 
-__all__ = ["Alumno", "ErrorDelAlumno", "MARCA_COMPARTIDA", "alumno"]
+__all__ = ["Alumno", "ErrorDelAlumno", "MARCA_COMPARTIDA", "alumno", "comparar_valores", "revisar_forma",
+           "valores_coinciden"]
