@@ -290,3 +290,253 @@ def test_retroalimentacion_real_sin_pruebas_ocultas_ni_scripts_y_en_espanol(retr
     assert re.search(r"escrita-1\s*</code>\s*</a>:\s*pendiente", texto), "La respuesta escrita debe verse pendiente"
     assert "Pendiente: la califica una persona" in pagina.texto
     assert "pendiente de calificación a mano" in pagina.texto
+
+
+# --- nada de clases, estilos ni ids del estudiante (issue 39) ---------------------------------
+
+FALSO = "Puntaje: 11 de 11"
+
+#: Respuestas escritas que intentan tapar o imitar el resumen real de la página.
+ATAQUES_DE_ESTILO = {
+    "navbar": f'<div class="navbar navbar-fixed-top" style="position:fixed;top:0">{FALSO}</div>',
+    "ids_de_la_plantilla": (f'<div id="notebook-container"><p id="notebook" class="tutor-resumen">{FALSO}</p></div>'
+                            '<a name="arriba" id="arriba">arriba</a>'),
+    "bloque_style": f'<style>.tutor-resumen {{ display: none }} p {{ position: fixed; top: 0 }}</style><p>{FALSO}</p>',
+    "svg_foreignobject": (f'<svg width="3000" height="3000"><foreignObject width="3000" height="3000">'
+                          f'<div class="tutor-resumen" style="position:fixed;top:0">{FALSO}</div></foreignObject></svg>'),
+    "mathml": f'<math><mtext><div class="modal show" style="z-index:9999">{FALSO}</div></mtext></math>',
+    "etiquetas_sin_cerrar": (f'</div></div></div></div></div></main><div class="tutor-resumen navbar-fixed-top">'
+                             f'<span class="tutor-puntaje"><b>{FALSO}'),
+    "link_meta_base_form": (f'<link rel="stylesheet" href="https://ejemplo.org/a.css"><meta http-equiv="refresh" '
+                            f'content="0"><base href="https://ejemplo.org/"><form><button>x</button></form><p>{FALSO}</p>'),
+    "srcset_y_data": (f'<img srcset="https://ejemplo.org/a.png 1x" src="data:image/svg+xml;base64,PHN2Zz4=" '
+                      f'class="pull-right" width="4000">{FALSO}'),
+}
+
+_VACIAS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+                     "track", "wbr"})
+#: Lo que la plantilla pone alrededor de una celda de markdown (sus clases son de la plantilla).
+_CONTENEDOR_MARKDOWN = "text_cell_render"
+
+
+class Arbol(HTMLParser):
+    """Cada texto de la página con la cadena de sus ancestros [(etiqueta, atributos)], y qué hay en el <body>."""
+
+    def __init__(self, texto: str):
+        super().__init__(convert_charrefs=True)
+        self.pila: list[tuple[str, dict]] = []
+        self.textos: list[tuple[str, list[tuple[str, dict]]]] = []
+        self.en_cuerpo: list[tuple[str, dict]] = []  # cada etiqueta que abre dentro de <body>
+        self._cuerpo = False
+        self.feed(texto)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        d = {n: (v or "") for n, v in attrs}
+        if tag == "body":
+            self._cuerpo = True
+        elif self._cuerpo:
+            self.en_cuerpo.append((tag, d))
+        if tag not in _VACIAS:
+            self.pila.append((tag, d))
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag not in _VACIAS and self.pila and self.pila[-1][0] == tag:
+            self.pila.pop()
+
+    def handle_endtag(self, tag):
+        for i in range(len(self.pila) - 1, -1, -1):
+            if self.pila[i][0] == tag:
+                del self.pila[i:]
+                break
+
+    def handle_data(self, data):
+        if data.strip():
+            self.textos.append((data, list(self.pila)))
+
+    def ancestros(self, fragmento: str) -> list[list[tuple[str, dict]]]:
+        return [pila for texto, pila in self.textos if fragmento in texto]
+
+    def clases(self) -> list[str]:
+        return [c for _, d in self.en_cuerpo for c in d.get("class", "").split()]
+
+
+def revisar_sin_estilo_del_estudiante(texto: str, fragmento: str = FALSO) -> Arbol:
+    """El fragmento que escribió el estudiante queda dentro de su celda, sin clase, estilo ni id propios."""
+    arbol = Arbol(texto)
+    cadenas = arbol.ancestros(fragmento)
+    assert cadenas, f"No se ve el texto {fragmento!r} del estudiante"
+    for cadena in cadenas:
+        contenedores = [i for i, (_, d) in enumerate(cadena) if _CONTENEDOR_MARKDOWN in d.get("class", "").split()]
+        assert contenedores, f"El texto del estudiante salió de su celda: {[(t, d) for t, d in cadena][-4:]}"
+        propios = cadena[contenedores[-1] + 1:]
+        con_atributos = [(t, d) for t, d in propios if d]
+        assert not con_atributos, f"El HTML del estudiante conserva atributos: {con_atributos}"
+    prohibidas = {"style", "link", "meta", "base", "form", "button", "svg", "math", "foreignobject", "mtext", "title"}
+    en_cuerpo = sorted({t for t, _ in arbol.en_cuerpo} & prohibidas)
+    assert not en_cuerpo, f"Etiquetas en el cuerpo que pueden cambiar el estilo o la página: {en_cuerpo}"
+    ids = [d["id"] for _, d in arbol.en_cuerpo if "id" in d]
+    assert sorted(ids) == ["notebook", "notebook-container"], f"ids en el cuerpo: {ids}"
+    atributos = {n for _, d in arbol.en_cuerpo for n in d}
+    assert not atributos & {"style", "srcset", "width", "height"}, atributos
+    for clase in arbol.clases():
+        assert not re.search(r"navbar|modal|fixed|pull-|affix|hidden|show", clase), f"Clase de Bootstrap en el cuerpo: {clase}"
+    # El resumen real conserva su estilo y es el único.
+    resumenes = [d for t, d in arbol.en_cuerpo if "tutor-resumen" in d.get("class", "").split()]
+    assert len(resumenes) == 1, f"Debe haber un solo resumen con su estilo; hay {len(resumenes)}"
+    return arbol
+
+
+def _exportar_con_respuesta(tmp_path, respuesta: str) -> str:
+    """El exportador (sin nbgrader) con una respuesta escrita y una celda de markdown que agregó el estudiante."""
+    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+
+    publicado = nbformat.v4.new_notebook()
+    publicado.cells = [
+        nbformat.v4.new_markdown_cell("## Parte 1\nEscribe `f` así:\n\n```python\ndef f(x):\n    return x\n```"),
+        nbformat.v4.new_code_cell("def f(x):\n    raise NotImplementedError()", metadata=_nbg("sol", solution=True)),
+        nbformat.v4.new_code_cell("assert f(2) == 4, 'f(2) debe dar 4'", metadata=_nbg("prueba", grade=True, locked=True, points=2)),
+        nbformat.v4.new_markdown_cell("TU RESPUESTA AQUÍ", metadata=_nbg("escrita", grade=True, solution=True, points=1)),
+    ]
+    nbformat.write(publicado, tmp_path / "liberado.ipynb")
+    auto = copy.deepcopy(publicado)
+    auto.cells[1].source = "def f(x):\n    return 2 * x"
+    auto.cells[2].metadata.nbgrader.update(score=2, points=2, pendiente=False)
+    auto.cells[3].metadata.nbgrader.update(score=0, points=1, pendiente=True)
+    auto.cells[3].source = respuesta
+    extra = nbformat.v4.new_markdown_cell(respuesta)
+    extra.id = "notebook"  # el id de una celda también lo elige el estudiante
+    auto.cells.append(extra)
+    recursos = {"nbgrader": {"notebook": ASIG, "student": "ana", "score": 2, "max_score": 3, "late_penalty": 0}}
+    exportador = ExportadorRetroalimentacion()
+    exportador.register_preprocessor(PrepararRetroalimentacion(liberado=str(tmp_path / "liberado.ipynb")))
+    exportador.register_preprocessor(CSSHTMLHeaderPreprocessor())
+    return exportador.from_notebook_node(auto, recursos)[0]
+
+
+@pytest.mark.parametrize("ataque", sorted(ATAQUES_DE_ESTILO))
+def test_respuesta_escrita_no_trae_clases_estilos_ni_ids(tmp_path, ataque):
+    texto = _exportar_con_respuesta(tmp_path, ATAQUES_DE_ESTILO[ataque])
+    revisar_que_no_ejecuta_nada(texto)
+    verificar_html(texto)
+    arbol = revisar_sin_estilo_del_estudiante(texto)
+    # La plantilla conserva lo suyo: encabezados de celda y puntajes con su clase.
+    clases = arbol.clases()
+    assert clases.count("tutor-encabezado") == 3 and clases.count("tutor-puntaje") == 2, clases
+    # El resaltado de un bloque de código del enunciado (lo pone el exportador) se conserva.
+    assert "highlight" in clases and "k" in clases, "Se perdió el resaltado del código del enunciado"
+
+
+def test_sanear_cuerpo_sin_estilos_ids_repetidos_ni_clases_ajenas():
+    sucio = ('<div id="notebook" class="border-box-sizing"><div class="container" id="notebook-container">'
+             f'<div class="navbar navbar-fixed-top tutor-resumen" style="position:fixed;top:0" id="notebook">{FALSO}</div>'
+             '<p id="arriba" class="modal show">x</p><style>p{position:fixed}</style><span class="k ansi-red-fg">y</span>'
+             '<svg><foreignObject><div class="tutor-puntaje">z</div></foreignObject></svg></div></div>')
+    limpio = sanear_cuerpo(sucio)
+    arbol = Arbol(f"<html><body>{limpio}</body></html>")
+    assert [d.get("id") for _, d in arbol.en_cuerpo if "id" in d] == ["notebook", "notebook-container"], limpio
+    assert "style" not in limpio and "<svg" not in limpio and "foreignobject" not in limpio.lower(), limpio
+    assert not {"navbar", "navbar-fixed-top", "modal", "show"} & set(arbol.clases()), limpio
+    assert {"tutor-resumen", "k", "ansi-red-fg", "border-box-sizing", "container"} <= set(arbol.clases()), limpio
+
+
+def test_contenido_del_estudiante_sin_ningun_atributo_de_estilo():
+    from tutor_lib.retroalimentacion import sanear_contenido
+
+    for ataque, html in ATAQUES_DE_ESTILO.items():
+        limpio = sanear_contenido(html)
+        arbol = Arbol(f"<html><body>{limpio}</body></html>")
+        assert not [d for _, d in arbol.en_cuerpo if d], (ataque, limpio)
+        assert FALSO in arbol.textos[0][0] or any(FALSO in t for t, _ in arbol.textos), (ataque, limpio)
+    # Lo que genera el exportador al resaltar código se conserva; sin más atributos.
+    resaltado = '<div class="highlight"><pre><span class="k">def</span> <span class="nf" id="x">f</span></pre></div>'
+    assert sanear_contenido(resaltado) == '<div class="highlight"><pre><span class="k">def</span> <span class="nf">f</span></pre></div>'
+    # Etiquetas sin cerrar: el fragmento queda cerrado y las de cierre de más no salen de él.
+    assert sanear_contenido("<div><p><b>hola") == "<div><p><b>hola</b></p></div>"
+    assert sanear_contenido("</div></div><p>x</p>") == "<p>x</p>"
+
+
+@pytest.mark.parametrize("cuerpo, problema", [
+    ('<div style="color:red">x</div>', "style"),
+    ("<style>p { position: fixed }</style>", "<style>"),
+    ('<div class="navbar-fixed-top">x</div>', "clase"),
+    ('<div id="notebook"></div><div id="notebook"></div>', "id"),
+    ('<div id="otro"></div>', "id"),
+    ('<link rel="stylesheet" href="https://x">', "<link>"),
+    ('<img srcset="https://x/a.png 1x">', "srcset"),
+])
+def test_verificar_html_rechaza_estilo_en_el_cuerpo(cuerpo, problema):
+    cabeza = f'<html><head><meta http-equiv="Content-Security-Policy" content="{CSP}"><style>.a {{ color: red }}</style></head>'
+    verificar_html(cabeza + '<body><div id="notebook" class="tutor-resumen">ok</div></body></html>')
+    with pytest.raises(ValueError, match="no es segura") as error:
+        verificar_html(cabeza + f"<body>{cuerpo}</body></html>")
+    assert problema in str(error.value)
+
+
+def test_ninguna_clase_que_puede_quedar_del_estudiante_posiciona_nada(tmp_path):
+    """Las clases del resaltado (las únicas que conserva lo del estudiante) solo dan color en el CSS de la página."""
+    from tutor_lib.retroalimentacion import clase_de_estudiante
+
+    texto = _exportar_con_respuesta(tmp_path, "hola")
+    css = re.sub(r"/\*.*?\*/", "", "\n".join(re.findall(r"<style[^>]*>(.*?)</style>", texto, re.S)), flags=re.S)
+    peligro = re.compile(r"position|float|z-index|transform|(^|[;\s{])(top|left|right|bottom|inset)\s*:|"
+                         r"margin[^:;]*:\s*-|display|visibility|content\s*:|clip|opacity|width|height", re.I)
+    revisadas = 0
+    for selectores, declaraciones in re.findall(r"([^{}]+)\{([^{}]*)\}", css):
+        for selector in selectores.split(","):
+            clases = set(re.findall(r"\.([A-Za-z0-9_-]+)", selector))
+            if any(clase_de_estudiante(c) for c in clases):
+                revisadas += 1
+                assert not peligro.search(declaraciones), f"{selector.strip()} {{{declaraciones.strip()[:120]}}}"
+    assert revisadas > 50, "El CSS de la página debería traer las reglas del resaltado"
+    for ajena in ("navbar-fixed-top", "navbar", "modal", "tutor-resumen", "tutor-puntaje", "pull-right", "container"):
+        assert not clase_de_estudiante(ajena), ajena
+
+
+@pytest.fixture(scope="module")
+def retroalimentacion_con_estilos(tmp_path_factory):
+    from tutor_lib.calificador import CursoTemporal, Limites, entrega_de_referencia, fuente
+
+    tmp = tmp_path_factory.mktemp("retro_estilos")
+    origen = nbformat.read(fuente(ASIG), as_version=4)
+    with CursoTemporal(ASIG, limites=Limites(tiempo_celda=60, tiempo_total=300)) as curso:
+        nb = entrega_de_referencia(origen, curso.liberado, {"escrita-1": ATAQUES_DE_ESTILO["navbar"]})
+        for nombre in ("etiquetas_sin_cerrar", "ids_de_la_plantilla", "svg_foreignobject"):
+            nb.cells.append(nbformat.v4.new_markdown_cell(ATAQUES_DE_ESTILO[nombre].replace(FALSO, f"{FALSO} ({nombre})")))
+        ruta = tmp / f"{ASIG}.ipynb"
+        nbformat.write(nb, ruta)
+        cal = curso.calificar("estilos", ruta, retroalimentacion=True)
+        texto = Path(cal.retroalimentacion).read_text(encoding="utf-8") if cal.retroalimentacion else None
+    return cal, texto
+
+
+def test_retroalimentacion_real_sin_estilos_del_estudiante(retroalimentacion_con_estilos):
+    """Con nbgrader de verdad: la respuesta escrita con navbar-fixed-top no tapa el resumen real."""
+    cal, texto = retroalimentacion_con_estilos
+    assert cal.estado == "calificado", cal.mensaje
+    assert texto is not None, "No se generó la retroalimentación"
+    revisar_que_no_ejecuta_nada(texto)
+    verificar_html(texto)
+    for nombre in ("", "(etiquetas_sin_cerrar)", "(ids_de_la_plantilla)", "(svg_foreignobject)"):
+        revisar_sin_estilo_del_estudiante(texto, f"{FALSO} {nombre}".strip())
+    arbol = Arbol(texto)
+    real = [pila for t, pila in arbol.textos if t.startswith("Puntaje:") and FALSO not in t]
+    assert real and any("tutor-resumen" in d.get("class", "") for _, d in real[0]), "El resumen real perdió su estilo"
+
+
+def test_html_demasiado_anidado_se_muestra_como_texto():
+    """Sanear HTML anidado cuesta tiempo cuadrático: 8000 «<div>» abiertos se muestran como texto, al instante."""
+    import time
+
+    from tutor_lib.retroalimentacion import MAX_ANIDAMIENTO, sanear_contenido
+
+    inicio = time.perf_counter()
+    limpio = sanear_contenido("<div>" * 8000 + FALSO)
+    assert time.perf_counter() - inicio < 1.0, "sanear un fragmento anidado debe ser lineal"
+    arbol = Arbol(f"<html><body>{limpio}</body></html>")
+    assert [t for t, _ in arbol.en_cuerpo] == ["p", "em", "pre"], limpio[:200]
+    assert FALSO in limpio and "&lt;div&gt;" in limpio
+    # Lo que anida poco (un markdown de verdad) sigue siendo HTML.
+    poco = "<ul><li>" * (MAX_ANIDAMIENTO // 2 - 1) + "x"
+    assert sanear_contenido(poco).startswith("<ul><li><ul><li>")

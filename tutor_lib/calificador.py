@@ -44,6 +44,7 @@ from pathlib import Path
 import nbformat
 
 from tutor_lib import aislamiento
+from tutor_lib.archivos import borrar_arbol
 from tutor_lib.precarga import activa as precarga_activa
 from tutor_lib.entregas import (  # noqa: F401  (se importan de aquí desde antes)
     MAX_CELDAS,
@@ -176,6 +177,8 @@ def _mensaje_error(salida: dict, limites: Limites) -> str:
         return f"{valor}. ¿Ejecutaste y definiste todo lo que pide el enunciado con ese nombre?"
     if nombre == "MemoryError":
         return "Se acabó la memoria permitida: revisa tamaños de tensores o listas."
+    if nombre == "ErrorDelAlumno":  # el mensaje del juez sobre lo que hizo tu código (nunca su texto)
+        return valor[:300] or "Tu código falló al responder a la prueba."
     return f"Error {nombre}: {valor[:300]}"
 
 
@@ -298,6 +301,7 @@ class CursoTemporal:
         self._precarga = precarga and precarga_activa()
         self._servidor = None
         self._hilo_precarga: threading.Thread | None = None
+        self._ocultas: list[str] | None = None  # líneas de las pruebas ocultas (ver _tapar)
         if carpeta is not None:
             self.D = Path(carpeta).resolve()
             self.privado, self.curso = self.D / "privado", self.D / "curso"
@@ -366,9 +370,9 @@ class CursoTemporal:
         if self._servidor is not None:
             self._servidor.cerrar()
         if self._propia:
-            shutil.rmtree(self.D, ignore_errors=True)
+            borrar_arbol(self.D)  # sin recursión: lo que dejó una entrega puede venir muy anidado
         if self._base_sockets is not None and not aislamiento.dentro_de(self._base_sockets, self.D):
-            shutil.rmtree(self._base_sockets, ignore_errors=True)
+            borrar_arbol(self._base_sockets)
 
     def __enter__(self):
         return self
@@ -390,6 +394,8 @@ class CursoTemporal:
             env["TMPDIR"] = str(ejec)  # ahí deja nbclient el archivo de conexión del kernel
             env[aislamiento.VARIABLE] = json.dumps({
                 "escribibles": [str(trabajo), str(ejec)],
+                # La de trabajo es un tmpfs acotado del kernel: lo que escriba no llena tu disco.
+                "efimeras": [str(trabajo)],
                 # Lista de permitidos: el kernel ve solo el sistema, Python y sus paquetes, tutor_lib y las
                 # cachés de modelos (más sus dos carpetas escribibles); cualquier otra ruta no existe para
                 # él, dondequiera que estén el curso, las entregas o las corridas anteriores.
@@ -455,7 +461,8 @@ class CursoTemporal:
         carpetas = (self._sockets(estudiante), self.D / "trabajo" / estudiante, self.D / "juez" / estudiante)
         for c in carpetas:
             if c.is_symlink() or c.exists():
-                shutil.rmtree(c) if c.is_dir() and not c.is_symlink() else c.unlink()
+                if not borrar_arbol(c):
+                    raise OSError(f"no se pudo vaciar {c} (quedó de una calificación anterior)")
             c.mkdir(parents=True, mode=0o700)
         return carpetas
 
@@ -474,23 +481,45 @@ class CursoTemporal:
         if ruta:
             # nbgrader, el kernel y el juez nacen del servidor de precarga (ver tutor_lib.precarga)
             argv, env["TUTOR_PRECARGA"] = [sys.executable, "-m", "tutor_lib.precarga", *argv], ruta
-        proc = subprocess.Popen(
-            argv,
-            cwd=self.curso, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            text=True, start_new_session=True,
-            # si muere el hilo que lanzó nbgrader (un trabajador matado), nbgrader muere con él y no sigue
-            # escribiendo notas por su cuenta
-            preexec_fn=aislamiento._morir_con_el_padre if sys.platform.startswith("linux") else None,
-        )
-        try:
-            salida, _ = proc.communicate(timeout=tiempo)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            salida, _ = proc.communicate()
-            raise TimeoutError(salida) from None
+        # La salida de nbgrader va a un archivo sin nombre en la carpeta privada (ni una tubería que
+        # haya que leer entera ni algo que el kernel vea): se leen solo sus últimos MAX_REGISTRO bytes.
+        carpeta = self.privado if self.privado.is_dir() else None
+        with tempfile.TemporaryFile(dir=carpeta) as registro:
+            proc = subprocess.Popen(
+                argv,
+                cwd=self.curso, env=env, stdin=subprocess.DEVNULL, stdout=registro, stderr=subprocess.STDOUT,
+                start_new_session=True,
+                # si muere el hilo que lanzó nbgrader (un trabajador matado), nbgrader muere con él y no sigue
+                # escribiendo notas por su cuenta
+                preexec_fn=aislamiento._morir_con_el_padre if sys.platform.startswith("linux") else None,
+            )
+            try:
+                proc.wait(timeout=tiempo)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                raise TimeoutError(self._tapar(_final_de(registro))) from None
+            finally:
+                try:  # lo que quede del grupo (un hijo que siguiera escribiendo en el registro)
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            salida = self._tapar(_final_de(registro))
         if estudiante is None and proc.returncode != 0:
             raise RuntimeError(f"nbgrader {args[0]} falló:\n{salida[-3000:]}")
         return subprocess.CompletedProcess(proc.args, proc.returncode, salida, "")
+
+    def _tapar(self, texto: str) -> str:
+        """``texto`` (lo que escribió nbgrader) sin líneas de las pruebas ocultas: va a los registros."""
+        from tutor_lib.juez.ocultas import lineas_ocultas, tapar_ocultas
+
+        if self._ocultas is None:
+            try:
+                fuente_nb = nbformat.read(self.privado / "fuente" / self.asig / f"{self.asig}.ipynb", as_version=4)
+                self._ocultas = lineas_ocultas(fuente_nb.cells)
+            except (OSError, ValueError):
+                self._ocultas = []
+        return tapar_ocultas(texto, self._ocultas)
 
     # -- calificar una entrega --
     def calificar(self, estudiante: str, ruta: Path, retroalimentacion: bool = True) -> Calificacion:
@@ -519,7 +548,7 @@ class CursoTemporal:
             )
         registros = self.privado / "registros"
         registros.mkdir(exist_ok=True)
-        (registros / f"{estudiante}.log").write_text(proc.stdout[-200_000:], encoding="utf-8")
+        (registros / f"{estudiante}.log").write_text(proc.stdout, encoding="utf-8")  # ya acotado (MAX_REGISTRO)
         autocalificado = self.curso / "autograded" / estudiante / self.asig / f"{self.asig}.ipynb"
         if proc.returncode != 0 or not autocalificado.is_file():
             return Calificacion(
@@ -567,7 +596,7 @@ class CursoTemporal:
             return {}
         for carpeta in (self.curso / "autograded").glob("*"):
             if carpeta.name not in estudiantes:
-                shutil.rmtree(carpeta, ignore_errors=True)
+                borrar_arbol(carpeta)
         try:
             self._nbgrader("generate_feedback", self.asig, "--force", tiempo=60 + 10 * len(estudiantes))
         except (TimeoutError, RuntimeError):
@@ -614,6 +643,22 @@ class CursoTemporal:
             return {"completo": False, "protecciones": [], "error": "el kernel no llegó a arrancar"}
 
 
+#: Bytes de lo que escribe nbgrader que se leen (los últimos): lo demás nunca llega a la memoria.
+MAX_REGISTRO = 64 * 1024
+
+
+def _final_de(archivo) -> str:
+    """Los últimos :data:`MAX_REGISTRO` bytes de ``archivo`` como texto (con un aviso si hay más)."""
+    archivo.flush()
+    tamano = archivo.seek(0, os.SEEK_END)
+    archivo.seek(max(0, tamano - MAX_REGISTRO))
+    texto = archivo.read(MAX_REGISTRO).decode("utf-8", errors="replace")
+    if tamano > MAX_REGISTRO:
+        texto = f"[… registro recortado: se omiten los primeros {tamano - MAX_REGISTRO} bytes]\n" + \
+            texto.split("\n", 1)[-1]
+    return texto
+
+
 def _num(x: float) -> str:
     return f"{x:g}"
 
@@ -652,13 +697,24 @@ def _explicar_fallo(salida: str) -> str:
 
 
 def celda_csv(valor) -> str:
-    """``valor`` como celda de CSV que una hoja de cálculo no ejecuta como fórmula.
+    """``valor`` como celda de CSV que ninguna hoja de cálculo ejecuta como fórmula.
 
-    Si empieza con ``=``, ``+``, ``-``, ``@``, tabulador o retorno de carro
-    (el nombre de una carpeta puede ser ``=HYPERLINK(...)``), se antepone ``'``.
+    El nombre de una carpeta puede ser ``=HYPERLINK(...)`` o ``ana;=1+1;``: la
+    segunda no empieza con ``=``, pero Excel y LibreOffice en español separan
+    por ``;`` y ahí ``=1+1`` es una celda. Por eso se antepone ``'`` a cada
+    ``= + - @`` que queda al comienzo del texto o justo después de un
+    separador (``,`` ``;`` tabulador ``|``), una comilla o un salto de línea;
+    también a un texto que empieza con tabulador o retorno de carro. El
+    resto no cambia: ``a=b`` y ``0.5`` quedan igual. Lo usa ``tutor calificar``
+    para ``calificaciones.csv``.
     """
+    # Donde una celda puede empezar: el comienzo, o tras un separador, una comilla o un salto de línea
+    # (con espacios de por medio); ahí, lo que abre una fórmula (también en ancho completo) lleva «'».
+    inicio_de_formula = "(^|[,;\t|\r\n\"'\u2028\u2029])([ \u00a0\u3000]*)([=+\\-@\uff1d\uff0b\uff0d\uff20])"
     texto = str(valor)
-    return "'" + texto if texto[:1] in ("=", "+", "-", "@", "\t", "\r") else texto
+    if texto[:1] in ("\t", "\r"):
+        texto = "'" + texto
+    return re.sub(inicio_de_formula, lambda m: f"{m.group(1)}{m.group(2)}'{m.group(3)}", texto)
 
 
 def calificar_clase(*args, **kwargs) -> dict:

@@ -26,7 +26,9 @@ Lo que cuida (lo atacan ``tests/test_precarga.py`` y ``tests/test_ataques.py``):
 - el kernel sigue pasando entero por :mod:`tutor_lib.aislamiento` (límites,
   usuario sin privilegios, espacios de nombres, ``/proc`` propio); solo cambia el
   último paso: en lugar de ``execve`` cierra todo descriptor salvo 0, 1 y 2 (lo
-  que haría ``O_CLOEXEC``) y corre ``ipykernel`` en el mismo proceso;
+  que haría ``O_CLOEXEC``) y corre ``ipykernel`` en el mismo proceso. Esos tres
+  ya apuntan a ``/dev/null`` (:func:`tutor_lib.aislamiento._ejecutar`): el kernel
+  no hereda la salida de nbgrader ni la tubería de este servidor;
 - el servidor arranca con el entorno limpio del kernel y **nunca lee un pedido**:
   hace ``fork`` al aceptar la conexión y es el hijo el que lo lee. Así ningún dato
   de un pedido (el entorno de nbgrader, con lo que tenga el instructor) queda en
@@ -441,7 +443,7 @@ class Servidor:
             start_new_session=True,
         )
         listos, _, _ = select.select([self.proc.stdout], [], [], limite)
-        linea = self.proc.stdout.readline() if listos else b""
+        linea = self.proc.stdout.readline(2**20) if listos else b""  # una línea de JSON, acotada
         try:
             self.informe = json.loads(linea)
         except ValueError:

@@ -15,14 +15,18 @@ JavaScript, markdown con ``<script>``). Aquí se cambian sus piezas (ver
   texto (``text/html``, ``application/javascript``, SVG, markdown...) o como
   imagen PNG/JPEG validada; se quitan adjuntos y metadatos;
 * :class:`ExportadorRetroalimentacion`: una plantilla en español, sin ningún
-  ``<script>``, con ``Content-Security-Policy`` en el ``<head>``; el cuerpo se
-  sanea con ``bleach`` (lista de etiquetas y atributos permitidos) y el
-  resultado se revisa con :func:`verificar_html` antes de escribirlo: si algo
-  peligroso quedara, no hay retroalimentación en lugar de una insegura.
+  ``<script>``, con ``Content-Security-Policy`` en el ``<head>``; el markdown
+  de cada celda se sanea solo (:func:`sanear_contenido`: sin ``class``,
+  ``style`` ni ``id`` del estudiante, nada que tape o imite el resumen real),
+  el cuerpo entero se sanea otra vez con ``bleach`` (:func:`sanear_cuerpo`:
+  solo las clases e ids de la plantilla) y el resultado se revisa con
+  :func:`verificar_html` antes de escribirlo: si algo peligroso quedara, no
+  hay retroalimentación en lugar de una insegura.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import secrets
@@ -32,7 +36,9 @@ from pathlib import Path
 import nbformat
 from nbconvert.exporters import HTMLExporter
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor, Preprocessor
+from jinja2 import pass_context
 from nbgrader.preprocessors import GetGrades
+from pygments.token import STANDARD_TYPES
 from traitlets import Int, Unicode, default
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -89,13 +95,27 @@ def _base64_valido(valor) -> str | None:
     return None
 
 
-def sanear_salidas(salidas) -> list:
+def sanear_salidas(salidas, ocultas: list[str] | None = None) -> list:
     """Las salidas de una celda de código, listas para mostrarse sin ejecutar nada.
 
     Texto y errores quedan como texto; PNG y JPEG, si son base64 válido; HTML,
     JavaScript, SVG, markdown, LaTeX y JSON se muestran como su código, en
-    texto; todo lo demás (widgets, PDF...) se reemplaza por una nota.
+    texto; todo lo demás (widgets, PDF...) se reemplaza por una nota. Con
+    ``ocultas`` (las líneas de las pruebas ocultas), cada una se tapa en todo el
+    texto (defensa de más, ver :mod:`tutor_lib.juez.ocultas`: lo que el kernel
+    escribió mientras el juez preguntaba ya no llega al notebook calificado).
     """
+    from tutor_lib.juez.ocultas import tapar
+
+    if ocultas:
+        limpias = sanear_salidas(salidas)
+        for s in limpias:  # solo el texto (las imágenes quedan como están: base64 validado)
+            for campo in ("text", "evalue", "traceback"):
+                if campo in s:
+                    s[campo] = tapar(s[campo], ocultas)
+            if "text/plain" in s.get("data", {}):
+                s["data"]["text/plain"] = tapar(s["data"]["text/plain"], ocultas)
+        return limpias
     nuevas = []
     for s in salidas if isinstance(salidas, list) else []:
         if not isinstance(s, dict):
@@ -135,12 +155,24 @@ def sanear_salidas(salidas) -> list:
     return [nbformat.from_dict(x) for x in nuevas]
 
 
-def _mensaje_publico(mensaje: str) -> str:
-    """El mensaje de una prueba tal como lo ve el estudiante (lo de stderr, solo su primera línea)."""
+def _mensaje_publico(mensaje: str, ocultas: list[str] | None = None) -> str:
+    """El mensaje de una prueba tal como lo ve el estudiante (lo de stderr, solo su primera línea).
+
+    El mensaje lo arma el juez (nunca es el texto de una excepción del estudiante, ver
+    :func:`tutor_lib.juez.puente.interpretar`); con ``ocultas``, además se tapa toda línea
+    de las pruebas ocultas que traiga un dato que el estudiante devolvió.
+    """
+    from tutor_lib.juez.ocultas import tapar_ocultas
+
     mensaje = str(mensaje)
     if mensaje.startswith("La prueba escribió en stderr"):
         mensaje = mensaje.splitlines()[0]
-    return mensaje[:1000]
+    return tapar_ocultas(mensaje, ocultas or [])[:1000]
+
+
+def _es_prueba(celda) -> bool:
+    meta = celda.get("metadata", {}).get("nbgrader") or {}
+    return bool(meta.get("grade")) and not meta.get("solution")
 
 
 def _publicadas(ruta: str) -> dict[str, dict]:
@@ -168,6 +200,24 @@ class NotasConPendientes(GetGrades):
             grade.needs_manual_grade or (grade.auto_score is None and grade.manual_score is None))
 
 
+#: Caracteres de cada celda del estudiante que muestra la retroalimentación, y de todas juntas: resaltar y
+#: sanear el HTML cuesta más que lineal, y una entrega no debe poder frenar la de toda la clase (lo ataca
+#: tests/test_ataques_nuevos.py::test_retroalimentacion_lenta_con_celdas_hostiles). El notebook calificado
+#: conserva el texto entero.
+MAX_FUENTE_CELDA = 20_000
+MAX_FUENTE_NOTEBOOK = 400_000
+
+
+def _recortar_fuente(fuente: str, restante: int) -> tuple[str, int]:
+    """(lo que se muestra de ``fuente``, lo que queda del presupuesto del notebook)."""
+    tope = max(0, min(MAX_FUENTE_CELDA, restante))
+    if len(fuente) <= tope:
+        return fuente, restante - len(fuente)
+    aviso = (f"\n… (la retroalimentación muestra {tope} de {len(fuente)} caracteres de esta celda; "
+             "el notebook calificado la tiene entera)")
+    return fuente[:tope] + aviso, restante - tope
+
+
 class PrepararRetroalimentacion(Preprocessor):
     """Deja el notebook autocalificado sin pruebas ocultas ni nada que se ejecute (ver el módulo)."""
 
@@ -181,8 +231,12 @@ class PrepararRetroalimentacion(Preprocessor):
     def preprocess(self, nb, resources):
         from tutor_lib.calificador import MENSAJE_BIEN, Limites, mensajes_de_pruebas
 
+        from tutor_lib.juez.ocultas import lineas_ocultas
+
         publicadas = _publicadas(self.liberado)
         mensajes = mensajes_de_pruebas(nb, Limites(tiempo_celda=self.tiempo_celda))
+        # Las líneas ocultas, del código de las pruebas que nbgrader restauró en el notebook calificado.
+        ocultas = lineas_ocultas([c for c in nb.cells if c.get("cell_type") == "code" and _es_prueba(c)])
         pendiente = 0.0
         for celda in nb.cells:
             meta = dict(celda.get("metadata", {}).get("nbgrader") or {})
@@ -197,7 +251,7 @@ class PrepararRetroalimentacion(Preprocessor):
                     celda.source = SIN_CODIGO  # una prueba que no se publicó: nada de su código
                 else:
                     celda.source = quitar_pruebas_ocultas(_unir(celda.source))
-                texto = _mensaje_publico(mensajes.get(gid, MENSAJE_BIEN)) + "\n"
+                texto = _mensaje_publico(mensajes.get(gid, MENSAJE_BIEN), ocultas) + "\n"
                 celda.outputs = [nbformat.from_dict({"output_type": "stream", "name": "stdout", "text": texto})]
                 puntos, obtenidos = meta.get("points"), meta.get("score")
                 meta["aprobada"] = bool(puntos) and obtenidos is not None and float(obtenidos) >= float(puntos)
@@ -206,7 +260,7 @@ class PrepararRetroalimentacion(Preprocessor):
                     celda.source = publicada.source  # celda fija: tal como se publicó
                 celda.source = quitar_pruebas_ocultas(_unir(celda.source))
                 if celda.cell_type == "code":
-                    celda.outputs = sanear_salidas(celda.get("outputs", []))
+                    celda.outputs = sanear_salidas(celda.get("outputs", []), ocultas)
             if meta.get("pendiente"):
                 pendiente += float(meta.get("points") or 0)
             celda.metadata = nbformat.from_dict({"nbgrader": meta} if meta else {})  # solo lo de nbgrader
@@ -441,23 +495,66 @@ _IMAGEN_DATOS = re.compile(r"data:image/(png|jpeg|gif);base64,[A-Za-z0-9+/=\s]*\
 _ESQUEMA = re.compile(r"^([a-z][a-z0-9+.-]*):", re.IGNORECASE)
 
 
+#: Clases que pone la plantilla (la «classic» de nbconvert y la nuestra). En el cuerpo de la página no queda
+#: ninguna otra: ni las de Bootstrap que trae el CSS (``navbar-fixed-top``, ``modal``...) ni inventadas.
+CLASES_PLANTILLA = frozenset({
+    "border-box-sizing", "cell", "code_cell", "container", "inner_cell", "input", "input_area", "input_prompt",
+    "output", "output_area", "output_error", "output_execute_result", "output_jpeg", "output_png", "output_prompt",
+    "output_stderr", "output_stdout", "output_stream", "output_subarea", "output_text", "output_wrapper", "prompt",
+    "raw_cell", "rendered", "rendered_html", "text_cell", "text_cell_render", "unconfined",
+    "tutor-bien", "tutor-celda", "tutor-comentario", "tutor-crudo", "tutor-encabezado", "tutor-etiqueta", "tutor-mal",
+    "tutor-pendiente", "tutor-puntaje", "tutor-resumen",
+})
+#: Clases del resaltado de código (pygments): en el CSS de la página solo dan color dentro de ``.highlight``.
+#: Son las únicas que conserva el markdown del estudiante, porque las pone el exportador al resaltar un
+#: bloque de código (un estudiante que las escriba a mano solo consigue colorear su propio texto).
+CLASES_RESALTADO = frozenset({"highlight", *(c for c in STANDARD_TYPES.values() if c)})
+_CLASE_LEXER = re.compile(r"hl-[A-Za-z0-9_+-]+\Z")  # «hl-ipython3», en las celdas de código
+_CLASE_ANSI = re.compile(r"ansi-?[a-z]+(-[a-z]+)*\Z")  # colores de las salidas de texto (ansi2html)
+#: Los ids de la plantilla; en el cuerpo, cada uno una vez (la plantilla los pone antes de cualquier celda).
+IDS_PLANTILLA = ("notebook", "notebook-container")
+#: Etiquetas que solo pueden estar en el ``<head>`` (las pone la plantilla): en el cuerpo cambiarían la página.
+SOLO_EN_CABEZA = frozenset({"style", "link", "meta", "base", "title"})
+
+
+def clase_de_estudiante(clase: str) -> bool:
+    """¿Puede quedar ``clase`` en el HTML que escribió el estudiante? Solo las del resaltado de código."""
+    return clase in CLASES_RESALTADO
+
+
+def _clase_de_plantilla(clase: str) -> bool:
+    return (clase in CLASES_PLANTILLA or clase in CLASES_RESALTADO or bool(_CLASE_LEXER.match(clase))
+            or bool(_CLASE_ANSI.match(clase)))
+
+
 def _url_limpia(valor: str) -> str:
     return re.sub(r"[\x00-\x20\x7f-\x9f]+", "", valor or "")
 
 
-def _atributo_permitido(etiqueta: str, nombre: str, valor: str) -> bool:
-    if nombre in ("class", "title", "id"):
-        return True
+def _atributo_permitido(etiqueta: str, nombre: str, valor: str, de_plantilla: bool = False) -> bool:
+    """¿Se conserva el atributo ``nombre`` en ``<etiqueta>``?
+
+    Lo del estudiante (``de_plantilla=False``: markdown, respuestas escritas, comentarios) no conserva
+    ``style``, ``id``, ``name`` ni tamaños, y de ``class`` solo las clases del resaltado de código (ver
+    :class:`_FiltroAtributos`). El cuerpo entero (``de_plantilla=True``) conserva además las clases de la
+    plantilla y sus ids; ``style`` no queda en ninguno de los dos.
+    """
+    if nombre in ("class", "title"):
+        return True  # las clases se filtran una por una en _FiltroAtributos
+    if nombre == "id":
+        return de_plantilla and valor in IDS_PLANTILLA
     if etiqueta == "a" and nombre == "name":
-        return True
+        return de_plantilla
     if etiqueta == "a" and nombre == "href":
         url = _url_limpia(valor)
         esquema = _ESQUEMA.match(url)
         return not esquema or esquema.group(1).lower() in ("http", "https", "mailto")
     if etiqueta == "img" and nombre == "src":
         return bool(_IMAGEN_DATOS.match(_url_limpia(valor)))
-    if etiqueta == "img" and nombre in ("alt", "width", "height"):
+    if etiqueta == "img" and nombre == "alt":
         return True
+    if etiqueta == "img" and nombre in ("width", "height"):
+        return de_plantilla
     if etiqueta in ("td", "th") and nombre in ("colspan", "rowspan"):
         return True
     if etiqueta == "ol" and nombre == "start":
@@ -465,38 +562,123 @@ def _atributo_permitido(etiqueta: str, nombre: str, valor: str) -> bool:
     return False
 
 
+class _FiltroAtributos:
+    """Filtro de html5lib (después del de ``bleach``): deja solo las clases permitidas y cada id una vez."""
+
+    def __init__(self, source, clase_permitida, ids_unicos: bool):
+        self.source, self.clase_permitida, self.ids_unicos = source, clase_permitida, ids_unicos
+
+    def __iter__(self):
+        vistos: set[str] = set()
+        for token in self.source:
+            if token.get("type") in ("StartTag", "EmptyTag") and token.get("data"):
+                datos = dict(token["data"])
+                clave_clase, clave_id = (None, "class"), (None, "id")
+                if clave_clase in datos:
+                    clases = [c for c in str(datos[clave_clase]).split() if self.clase_permitida(c)]
+                    if clases:
+                        datos[clave_clase] = " ".join(dict.fromkeys(clases))
+                    else:
+                        del datos[clave_clase]
+                if clave_id in datos:
+                    if not self.ids_unicos or datos[clave_id] in vistos:
+                        del datos[clave_id]
+                    else:
+                        vistos.add(datos[clave_id])
+                token = {**token, "data": datos}
+            yield token
+
+
+def _limpiador(de_plantilla: bool):
+    import functools
+
+    import bleach
+
+    return bleach.Cleaner(
+        tags=ETIQUETAS, protocols={"http", "https", "mailto", "data"}, strip=True, strip_comments=True,
+        attributes=lambda etiqueta, nombre, valor: _atributo_permitido(etiqueta, nombre, valor, de_plantilla),
+        filters=[functools.partial(_FiltroAtributos, ids_unicos=de_plantilla,
+                                   clase_permitida=_clase_de_plantilla if de_plantilla else clase_de_estudiante)],
+    )
+
+
+def sanear_contenido(html: str) -> str:
+    """El HTML que escribió el estudiante (markdown ya convertido), solo, antes de entrar en la página.
+
+    Se sanea como un fragmento aparte: las etiquetas sin cerrar se cierran al final del fragmento y las
+    de cierre de más se descartan, así que nada sale de su celda. No conserva ``style``, ``id``, ``name``,
+    ``<style>``, ``<link>``, SVG ni MathML, ni más clases que las del resaltado de código: nada que
+    posicione, tape o cambie el estilo del resumen real. Un fragmento con más de
+    :data:`MAX_ANIDAMIENTO` etiquetas abiertas una dentro de otra se muestra como texto: sanear
+    HTML anidado cuesta tiempo cuadrático en la profundidad (40 KB de ``<div>`` serían segundos).
+    """
+    html = str(html)
+    if _anidamiento(html) > MAX_ANIDAMIENTO:
+        import html as html_lib
+
+        return ("<p><em>(HTML demasiado anidado: se muestra como texto)</em></p>\n<pre>"
+                + html_lib.escape(html, quote=False) + "</pre>")
+    return _limpiador(de_plantilla=False).clean(html)
+
+
+#: Niveles de etiquetas abiertas que puede traer el HTML del estudiante (markdown real: unos pocos).
+MAX_ANIDAMIENTO = 100
+_ETIQUETA = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)[^>]*?(/?)>")
+_VACIAS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+                     "track", "wbr"})
+
+
+def _anidamiento(html: str) -> int:
+    """La mayor profundidad de etiquetas abiertas en ``html`` (aproximada, en tiempo lineal)."""
+    profundidad = maxima = 0
+    for cierre, nombre, sola in _ETIQUETA.findall(html):
+        if nombre.lower() in _VACIAS or sola:
+            continue
+        if cierre:
+            profundidad = max(0, profundidad - 1)
+        else:
+            profundidad += 1
+            maxima = max(maxima, profundidad)
+    return maxima
+
+
 def sanear_cuerpo(html: str) -> str:
     """El cuerpo de la página con solo las etiquetas y atributos permitidos (``bleach``).
 
-    Sin ``<script>``, ``<style>``, ``<iframe>``, formularios ni SVG; sin
-    manejadores de eventos (``onerror``...), sin ``style``; enlaces solo
-    ``http``, ``https``, ``mailto`` o internos; imágenes solo ``data:image/...``.
+    Sin ``<script>``, ``<style>``, ``<link>``, ``<iframe>``, formularios, SVG ni MathML; sin manejadores de
+    eventos (``onerror``...) ni ``style``; clases solo de la plantilla, del resaltado y de los colores de
+    las salidas; ids solo los de la plantilla, una vez cada uno; enlaces solo ``http``, ``https``,
+    ``mailto`` o internos; imágenes solo ``data:image/...``. Lo del estudiante ya llega saneado por
+    :func:`sanear_contenido`; esto es la segunda barrera.
     """
-    import bleach
-
-    limpiador = bleach.Cleaner(
-        tags=ETIQUETAS, attributes=_atributo_permitido, protocols={"http", "https", "mailto", "data"},
-        strip=True, strip_comments=True,
-    )
-    return limpiador.clean(html)
+    return _limpiador(de_plantilla=True).clean(html)
 
 
 class _Revisor(HTMLParser):
     PROHIBIDAS = frozenset({
         "script", "iframe", "frame", "frameset", "object", "embed", "applet", "base", "form", "input", "button",
         "textarea", "select", "svg", "math", "link", "template", "noscript", "portal", "audio", "video", "source",
+        "foreignobject", "xmp", "plaintext", "marquee", "dialog",
     })
     URLS = frozenset({"href", "src", "action", "formaction", "xlink:href", "data", "background", "poster", "srcset",
                       "cite", "longdesc", "usemap", "ping", "manifest"})
+    #: Atributos que no deben quedar en el cuerpo (estilo, otras fuentes de imagen, popover...).
+    PROHIBIDOS_EN_CUERPO = frozenset({"style", "srcset", "sizes", "popover", "popovertarget", "background"})
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.problemas: list[str] = []
         self.csp = False
+        self.en_cuerpo = False
+        self.ids: list[str] = []
 
     def handle_starttag(self, tag, attrs):
         if tag in self.PROHIBIDAS:
             self.problemas.append(f"etiqueta <{tag}>")
+        if tag == "body":
+            self.en_cuerpo = True
+        elif self.en_cuerpo:
+            self._revisar_cuerpo(tag, attrs)
         for nombre, valor in attrs:
             valor = valor or ""
             if nombre.startswith("on"):
@@ -517,11 +699,29 @@ class _Revisor(HTMLParser):
             elif equiv:
                 self.problemas.append(f"<meta http-equiv={equiv}>")
 
+    def _revisar_cuerpo(self, tag, attrs):
+        """En el ``<body>``: nada que cambie el estilo o la posición de la página."""
+        if tag in SOLO_EN_CABEZA:
+            self.problemas.append(f"<{tag}> en el cuerpo")
+        for nombre, valor in attrs:
+            valor = valor or ""
+            if nombre in self.PROHIBIDOS_EN_CUERPO:
+                self.problemas.append(f"atributo {nombre} en <{tag}>")
+            elif nombre == "class":
+                ajenas = [c for c in valor.split() if not _clase_de_plantilla(c)]
+                if ajenas:
+                    self.problemas.append(f"clase no permitida {' '.join(ajenas)[:80]!r} en <{tag}>")
+            elif nombre == "id":
+                if valor not in IDS_PLANTILLA or valor in self.ids:
+                    self.problemas.append(f"id {valor[:80]!r} en <{tag}>")
+                self.ids.append(valor)
+
     handle_startendtag = handle_starttag
 
 
 def verificar_html(html: str) -> None:
-    """``ValueError`` si ``html`` trae algo que ejecute código al abrirlo, o le falta la CSP."""
+    """``ValueError`` si ``html`` trae algo que ejecute código al abrirlo, le falta la CSP, o su cuerpo trae
+    estilo propio (``style``, ``<style>``, ``<link>``, clases ajenas a la plantilla, ids repetidos o ajenos)."""
     revisor = _Revisor()
     revisor.feed(html)
     revisor.close()
@@ -555,11 +755,26 @@ class ExportadorRetroalimentacion(HTMLExporter):
     def _exclude_anchor_links_default(self):
         return True
 
+    @pass_context
+    def markdown2html(self, context, source):
+        """El markdown de una celda (o el comentario de quien califica) como HTML saneado por separado.
+
+        Así ninguna clase, estilo o id que escriba el estudiante llega a la página, y sus etiquetas sin
+        cerrar no salen de su celda (ver :func:`sanear_contenido`).
+        """
+        return sanear_contenido(super().markdown2html(context, source))
+
     def from_notebook_node(self, nb, resources=None, **kw):
         marca = secrets.token_hex(16)
         resources = dict(resources or {})
         resources.update(tutor_inicio=f"tutor-inicio-{marca}", tutor_fin=f"tutor-fin-{marca}", tutor_csp=CSP)
         resources.setdefault("tutor", {"pendiente": 0.0})
+        nb = copy.deepcopy(nb)
+        restante = MAX_FUENTE_NOTEBOOK
+        for celda in nb.cells:  # lo que escribió el estudiante, acotado antes de resaltar y sanear
+            meta = celda.get("metadata", {}).get("nbgrader") or {}
+            if not (meta.get("grade") and not meta.get("solution") and celda.get("cell_type") == "code"):
+                celda.source, restante = _recortar_fuente(_unir(celda.get("source", "")), restante)
         html, resources = super().from_notebook_node(nb, resources, **kw)
         return armar_pagina(html, marca), resources
 

@@ -22,7 +22,11 @@ calificar (:mod:`tutor_lib.calificador`):
   reemplaza a su preprocesador ``Execute`` en ``nbgrader autograde``.
 
 En tu propio notebook las pruebas visibles corren en tu kernel con la misma
-interfaz, así que ves los mismos mensajes que verá el juez.
+interfaz, así que ves los mismos mensajes que verá el juez; si tu código lanza
+una excepción, ahí ves también su texto. Al calificar, el juez solo dice qué
+tipo de excepción lanzó (ver :func:`tutor_lib.juez.puente.interpretar`), y lo
+que tu kernel publique mientras el juez pregunta no se guarda ni se publica
+(:mod:`tutor_lib.juez.ejecutor`).
 """
 
 from tutor_lib.juez.comparar import comparar_valores, revisar_forma, valores_coinciden

@@ -127,7 +127,7 @@ def _de_plano(dato, profundidad: int):
         return salida
     if clase in ("tensor", "ndarray", "npescalar"):
         return _arreglo(dato, clase)
-    raise DatoInvalido(f"objeto JSON sin tipo conocido: {clase!r}")
+    raise DatoInvalido("objeto JSON sin tipo conocido")  # sin repetir lo que llegó: lo escribió el estudiante
 
 
 def _clave(valor):
@@ -163,7 +163,7 @@ def _arreglo(dato: dict, clase: str):
     import torch
 
     if dtype not in _DTYPES_TORCH:
-        raise DatoInvalido(f"dtype de tensor no permitido: {dtype}")
+        raise DatoInvalido("dtype de tensor no permitido")
     tipo = getattr(torch, dtype)
     tamano = torch.empty((), dtype=tipo).element_size()
     if len(crudo) != elementos * tamano:

@@ -33,6 +33,10 @@ MAX_SALIDA = 100_000  # caracteres de texto impreso por celda
 class _Tuberia:
     """Transporte de ``alumno`` dentro del juez: cada pedido viaja al ejecutor."""
 
+    #: Los errores del estudiante llegan con un mensaje del juez, nunca con su texto
+    #: (ver :func:`tutor_lib.juez.puente.interpretar`).
+    del_juez = True
+
     def __init__(self, entrada, salida):
         self.entrada, self.salida = entrada, salida
 

@@ -22,7 +22,14 @@ plano (:mod:`tutor_lib.juez.datos`)::
 Si el código del estudiante lanza una excepción, ``alumno`` la vuelve a lanzar
 en la prueba con el mismo tipo cuando es una excepción común de Python
 (``NotImplementedError``, ``TypeError``...) y como :class:`ErrorDelAlumno`
-si no; su mensaje llega como texto.
+si no. El mensaje depende de dónde corre la prueba:
+
+* en tu notebook, es el de tu excepción (es tu propio kernel: ves tus errores);
+* al calificar, es un mensaje fijo del juez que nombra el tipo solo si es una
+  excepción de Python (nunca el texto, los argumentos, las notas ni la causa
+  de tu excepción, ni el nombre de una clase tuya): lo que muestra el juez
+  nunca es texto que produjo el código del estudiante (el código del pedido
+  de una prueba oculta, por ejemplo).
 
 Hay dos formas de transporte, con la misma conversión a datos planos:
 
@@ -107,8 +114,30 @@ def publicar(pedido: str) -> None:
     publish_display_data({MIME: responder(pedido)})
 
 
-def interpretar(respuesta: str):
-    """Lado del juez: el valor de una respuesta, o la excepción del estudiante lanzada de nuevo."""
+#: Nombres de excepciones de Python que el juez puede nombrar en su mensaje: son nombres de la
+#: biblioteca estándar, no texto del estudiante (una clase propia puede llamarse como quiera).
+_NOMBRABLES = frozenset(
+    nombre for nombre, valor in vars(builtins).items()
+    if isinstance(valor, type) and issubclass(valor, BaseException)
+)
+
+
+def _mensaje_del_juez(nombre: str, llamada: str | None) -> str:
+    """Lo que dice el juez cuando el código del estudiante lanzó ``nombre`` (texto fijo del juez)."""
+    quien = f"Tu función {llamada}" if llamada else "Tu código"
+    que = f"lanzó {nombre}" if nombre in _NOMBRABLES else "lanzó una excepción de un tipo propio"
+    return (f"{quien} {que} al responder a la prueba. Al calificar no se muestra el mensaje de tu "
+            "excepción: ejecuta las pruebas visibles en tu notebook para verlo.")
+
+
+def interpretar(respuesta: str, del_juez: bool = False, llamada: str | None = None):
+    """Lado del juez: el valor de una respuesta, o la excepción del estudiante lanzada de nuevo.
+
+    Con ``del_juez`` (al calificar) los mensajes son del juez: nunca el texto de la
+    excepción del estudiante, ni lo que hizo fallar la decodificación; ``llamada`` es el
+    nombre de la función que pidió la prueba (lo escribió la prueba, no el estudiante).
+    Sin ``del_juez`` (en tu notebook) llega el mensaje de tu excepción, como siempre.
+    """
     try:
         contenido = json.loads(respuesta)
     except (TypeError, json.JSONDecodeError):
@@ -118,6 +147,16 @@ def interpretar(respuesta: str):
     if "error" in contenido:
         error = contenido["error"] if type(contenido["error"]) is dict else {}
         nombre, mensaje = str(error.get("ename", "Error")), str(error.get("evalue", ""))
+        if del_juez:
+            if nombre == "DatoNoPlano":
+                raise TypeError(
+                    "Tu código devolvió algo que no es un dato plano: las pruebas solo reciben números, textos, "
+                    "listas, tuplas, diccionarios, conjuntos y tensores (o arreglos de numpy).")
+            if nombre in ("TiempoAgotado", "TimeoutError"):
+                raise TimeoutError("Tu código tardó demasiado en responder a la prueba y se interrumpió: "
+                                   "¿hay un ciclo que no termina?")
+            clase = _CONOCIDAS.get(nombre)
+            raise (clase or ErrorDelAlumno)(_mensaje_del_juez(nombre, llamada))
         if nombre == "DatoNoPlano":
             raise TypeError(mensaje)
         if nombre in ("TiempoAgotado", "TimeoutError"):
@@ -129,11 +168,15 @@ def interpretar(respuesta: str):
     try:
         return datos.decodificar(contenido.get("valor"))
     except datos.DatoInvalido as exc:
-        raise ErrorDelAlumno(f"Tu kernel devolvió algo que no es un dato plano válido ({exc}).") from None
+        detalle = "" if del_juez else f" ({exc})"
+        raise ErrorDelAlumno(f"Tu kernel devolvió algo que no es un dato plano válido{detalle}.") from None
 
 
 class _Local:
     """Transporte en el propio kernel del estudiante (pruebas visibles en su notebook)."""
+
+    #: En tu notebook ves el mensaje de tus excepciones (ver :func:`interpretar`).
+    del_juez = False
 
     def pedir(self, pedido: str) -> str:
         return responder(pedido)
@@ -147,14 +190,20 @@ class Alumno:
 
     def ejecutar(self, codigo: str, **valores):
         """Corre ``codigo`` con el código del estudiante y devuelve su última expresión como dato plano."""
+        return self._pedir(codigo, valores, None)
+
+    def _pedir(self, codigo: str, valores: dict, llamada: str | None):
         pedido = json.dumps({"codigo": codigo, "valores": datos.codificar(valores)})
-        return interpretar(self.transporte.pedir(pedido))
+        # Sin el atributo (un transporte ajeno), como al calificar: el mensaje es del juez.
+        del_juez = getattr(self.transporte, "del_juez", True) is not False
+        return interpretar(self.transporte.pedir(pedido), del_juez=del_juez, llamada=llamada)
 
     def llamar(self, nombre: str, *args, **kwargs):
         """``nombre(*args, **kwargs)`` en el proceso del estudiante; devuelve el resultado como dato plano."""
         if not nombre.isidentifier():
             raise ValueError(f"{nombre!r} no es un nombre de función válido.")
-        return self.ejecutar(f"{nombre}(*_args_juez, **_kwargs_juez)", _args_juez=list(args), _kwargs_juez=kwargs)
+        return self._pedir(f"{nombre}(*_args_juez, **_kwargs_juez)",
+                           {"_args_juez": list(args), "_kwargs_juez": kwargs}, nombre)
 
     def existe(self, nombre: str) -> bool:
         """¿El estudiante definió ``nombre``?"""
