@@ -15,9 +15,6 @@ from cuadernos import ejecutar_cuaderno, textos_de_salida, textos_para_leer
 RAIZ = Path(__file__).resolve().parents[1]
 LECCIONES = sorted((RAIZ / "lessons").glob("[0-9][0-9]_*.ipynb"))
 TIEMPOS = Path(os.environ.get("TMPDIR", "/tmp")) / "tutor_tiempos_lecciones.json"
-#: Segundos que puede tardar cada lección en modo rápido en una CPU de 2 núcleos (300 si no figura).
-#: La 03 ajusta multilingual-e5-small tres épocas sobre las 924 reseñas: unos 4 minutos.
-LIMITES = {"03_trainer": 420, "06_trainer_avanzado": 600, "08_evaluacion_y_metricas": 600, "14_proyecto_final": 420}
 
 
 #: Lo que las bibliotecas imprimen en inglés y el curso silencia (tutor_lib.entorno.preparar y recursos).
@@ -43,8 +40,7 @@ def test_leccion_corre_en_modo_rapido(ruta):
     tiempos[ruta.stem] = round(segundos, 1)
     TIEMPOS.write_text(json.dumps(tiempos, indent=1))
     print(f"{ruta.name}: {segundos:.1f} s")
-    limite = LIMITES.get(ruta.stem, 300)
-    assert segundos < limite, f"{ruta.name} tardó {segundos:.0f} s en modo rápido (límite: {limite} s)"
+    # El tiempo no se afirma aquí (depende de la máquina): su meta vive en benchmarks/b_lecciones.py.
 
     # una sola manera de escribir las cifras (course/GLOSARIO.md) en todo lo que la lección muestra
     from tutor_lib.formato import infracciones

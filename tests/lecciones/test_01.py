@@ -142,7 +142,7 @@ def test_cuaderno_muestra_las_cifras_calculadas():
     nb, segundos = ejecutar_cuaderno(CUADERNO)
     texto = textos_de_salida(nb)
     assert "Modo: rapido" in texto
-    assert segundos < 300, f"la lección tardó {segundos:.0f} s en modo rápido (límite: 300 s)"
+    # El tiempo no se afirma aquí (depende de la máquina): su meta vive en benchmarks/b_lecciones.py.
 
     # los cinco pasos: con warmup, la primera iteración usa lr = 0 y no mueve ningún peso
     assert "3. optimizer.step()   con lr = 0: el peso que más cambió se movió 0\n" in texto

@@ -175,7 +175,7 @@ def test_cuaderno_muestra_las_cifras_calculadas(tokenizer, parafrasis):
     nb, segundos = ejecutar_cuaderno(CUADERNO)
     texto = textos_de_salida(nb)
     assert "Modo: rapido" in texto
-    assert segundos < 300, f"la lección tardó {segundos:.0f} s en modo rápido (límite: 300 s)"
+    # El tiempo no se afirma aquí (depende de la máquina): su meta vive en benchmarks/b_lecciones.py.
 
     # la carga directa y el DatasetDict
     assert "primera línea del archivo: {" in texto and ".arrow" in texto

@@ -293,7 +293,7 @@ def test_leccion_03_corre_y_muestra_las_cifras():
     nb, segundos = ejecutar_cuaderno(LECCION)
     texto = textos_de_salida(nb)
     print(f"03_trainer.ipynb: {segundos:.1f} s")
-    assert segundos < 420, f"la lección 03 tardó {segundos:.0f} s en modo rápido (límite: 420 s)"
+    # El tiempo no se afirma aquí (depende de la máquina): su meta vive en benchmarks/b_lecciones.py.
 
     receta = recursos.receta_clasificacion("rapido")
     ejemplos = _ejemplos_de_entrenamiento(receta)

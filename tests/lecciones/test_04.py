@@ -166,7 +166,7 @@ def test_leccion_04_corre_y_muestra_las_cifras():
 
     nb, segundos = ejecutar_cuaderno(LECCION)
     texto = textos_de_salida(nb)
-    assert segundos < 300, f"la lección 04 tardó {segundos:.0f} s en modo rápido (límite: 300 s)"
+    # El tiempo no se afirma aquí (depende de la máquina): su meta vive en benchmarks/b_lecciones.py.
     esperados = [
         "Modo: rapido",
         "paso 20: 2e-05 × 20/100 = 4.0e-06 = 0.000004",

@@ -136,7 +136,7 @@ def test_leccion_05_corre_y_muestra_las_cifras():
     # de más se estorban y la lección tarda varias veces más; en una CPU libre la diferencia es pequeña.
     nb, segundos = ejecutar_cuaderno(LECCION)
     texto = textos_de_salida(nb)
-    assert segundos < 300, f"la lección 05 tardó {segundos:.0f} s en modo rápido (límite: 300 s)"
+    # El tiempo no se afirma aquí (depende de la máquina): su meta vive en benchmarks/b_lecciones.py.
 
     esperados = [
         "Modo: rapido",

@@ -193,7 +193,7 @@ def test_leccion_06_corre_y_muestra_las_cifras():
     texto = textos_de_salida(nb)
     # la sección 4 ajusta multilingual-e5-small dos veces (en bf16 si la CPU lo calcula): 222 s la lección entera, medido aquí
     # red de seguridad contra cuelgues, no una meta: los tiempos se miden en benchmarks (b_lecciones)
-    assert segundos < 600, f"la lección 06 tardó {segundos:.0f} s en modo rápido (límite: 600 s)"
+    # El tiempo no se afirma aquí (depende de la máquina): su meta vive en benchmarks/b_lecciones.py.
     # la lección 0 explica el informe de carga de transformers (en inglés); aquí, que carga e5 tres veces, no se repite
     assert "LOAD REPORT" not in texto and "newly initialized" not in texto
 

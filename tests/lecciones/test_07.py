@@ -131,7 +131,7 @@ def test_cuaderno_muestra_las_cifras_calculadas():
     nb, segundos = ejecutar_cuaderno(CUADERNO)
     texto = textos_de_salida(nb)
     assert "Modo: rapido" in texto
-    assert segundos < 300, f"la lección 07 tardó {segundos:.0f} s (límite: 300 s)"
+    # El tiempo no se afirma aquí (depende de la máquina): su meta vive en benchmarks/b_lecciones.py.
 
     esperado = _estado_medido()
     assert "DistilBertForSequenceClassification: 66 955 010 parámetros" in texto

@@ -198,7 +198,7 @@ def test_cuaderno_muestra_las_cifras_calculadas():
     texto = textos_de_salida(nb)
     assert "Modo: rapido" in texto
     # red de seguridad contra cuelgues, no una meta: los tiempos se miden en benchmarks (b_lecciones)
-    assert segundos < 600, f"la lección 08 tardó {segundos:.0f} s (límite: 600 s)"
+    # El tiempo no se afirma aquí (depende de la máquina): su meta vive en benchmarks/b_lecciones.py.
     assert "salen de: multilingual-e5-small ajustado con el Trainer" in texto
 
     # el transformer contra la línea base: la línea base se recalcula aquí; la diferencia sale de los desacuerdos

@@ -117,7 +117,7 @@ def test_cuaderno_muestra_los_cinco_veredictos_y_el_cli():
     assert "la exactitud, solo en 4" in texto  # dos de los seis ya estaban por encima de 0.5
     assert re.search(r"sale \d+ % más alta", texto)
     # sección 6: el ajuste real de e5 con menos épocas que la receta; la prosa dice «subajuste»
-    assert segundos < 360, f"la lección 09 tardó {segundos:.0f} s (límite: 360 s)"
+    # El tiempo no se afirma aquí (depende de la máquina): su meta vive en benchmarks/b_lecciones.py.
     epocas, epocas_receta, pasos = re.search(
         r"^Épocas: (\d+) \(la receta de la lección 3 entrena (\d+)\); pasos: (\d+)$", texto, re.MULTILINE).groups()
     assert int(epocas) < int(epocas_receta)

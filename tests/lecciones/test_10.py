@@ -115,7 +115,7 @@ def test_cuaderno_muestra_las_cifras_calculadas():
     nb, segundos = ejecutar_cuaderno(CUADERNO)
     texto = textos_de_salida(nb)
     assert "Modo: rapido" in texto
-    assert segundos < 300, f"la lección 10 tardó {segundos:.0f} s (límite: 300 s)"
+    # El tiempo no se afirma aquí (depende de la máquina): su meta vive en benchmarks/b_lecciones.py.
 
     # inicialización B = 0: salidas idénticas
     assert "¿B es cero? True" in texto and "¿A es cero? False" in texto

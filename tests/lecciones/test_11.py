@@ -150,7 +150,7 @@ def test_leccion_11_cifras_clave():
 
     nb, segundos = ejecutar_cuaderno(LECCION)
     texto = textos_de_salida(nb)
-    assert segundos < 300, f"la lección tardó {segundos:.0f} s en modo rápido (límite: 300 s)"
+    # El tiempo no se afirma aquí (depende de la máquina): su meta vive en benchmarks/b_lecciones.py.
     assert "Modo: rapido" in texto
 
     # Sección 2: tabla NF4 igual a la de bitsandbytes

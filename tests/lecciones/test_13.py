@@ -296,7 +296,7 @@ def test_notebook_lanza_procesos_de_verdad_y_muestra_las_cifras_clave():
     from cuadernos import ejecutar_cuaderno
 
     nb, segundos = ejecutar_cuaderno(LECCION)
-    assert segundos < 300, f"la lección tardó {segundos:.0f} s en modo rápido (límite: 300 s)"
+    # El tiempo no se afirma aquí (depende de la máquina): su meta vive en benchmarks/b_lecciones.py.
     comprobar_salidas(nb)
 
 
