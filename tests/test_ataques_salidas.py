@@ -297,6 +297,15 @@ def _estado(pid: int | str) -> dict[str, str]:
         return {}
 
 
+def _nacimiento(pid: int) -> int:
+    """Cuándo nació el proceso (campo 22 de /proc/PID/stat): distingue un PID reusado."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return -1
+
+
 def _kib(valor: str | None) -> int:
     return int(valor.split()[0]) * 1024 if valor else 0
 
@@ -305,6 +314,8 @@ class _Memoria:
     """Mide, mientras se califica, la memoria de este proceso y la de sus descendientes de este espacio de PID.
 
     Los kernels (en su propio espacio de PID) no cuentan: su memoria la acota el aislamiento.
+    Tampoco lo que este proceso ya tenía corriendo al empezar (con ``make test`` sin procesos paralelos, el
+    JupyterLab de las pruebas del navegador sigue vivo con el kernel de una lección: no es de esta corrida).
     Se anota el pico (``VmHWM``) de cada proceso y, del servidor de precarga, lo que ocupa.
     """
 
@@ -315,6 +326,7 @@ class _Memoria:
         self.pico_propio = self.base
         self.picos: dict[int, tuple[int, str]] = {}  # pid -> (pico, qué es)
         self.servidor = 0
+        self.previos = {(pid, _nacimiento(pid)) for pid, _ in self._procesos().items()}
         try:  # el pico de este proceso vuelve a empezar aquí
             with open("/proc/self/clear_refs", "w") as f:
                 f.write("5")
@@ -324,20 +336,34 @@ class _Memoria:
         self._hilo = threading.Thread(target=self._medir, daemon=True)
         self._hilo.start()
 
+    @staticmethod
+    def _procesos() -> dict[int, tuple[int, dict]]:
+        """pid -> (pid del padre, estado) de cada proceso que se ve."""
+        padres = {}
+        for nombre in os.listdir("/proc"):
+            if nombre.isdigit():
+                e = _estado(nombre)
+                if e.get("PPid"):
+                    padres[int(nombre)] = (int(e["PPid"]), e)
+        return padres
+
+    def _de_esta_corrida(self, pid: int, padres: dict) -> bool:
+        """Si ``pid`` desciende de este proceso por una rama que nació durante la medición."""
+        actual, pasos = pid, 0
+        while actual in padres and pasos < 50:
+            if (actual, _nacimiento(actual)) in self.previos:
+                return False
+            actual, pasos = padres[actual][0], pasos + 1
+            if actual == self.propio:
+                return True
+        return False
+
     def _medir(self):
         while not self._fin.wait(0.1):
             self.pico_propio = max(self.pico_propio, _kib(_estado("self").get("VmRSS")))
-            padres = {}
-            for nombre in os.listdir("/proc"):
-                if nombre.isdigit():
-                    e = _estado(nombre)
-                    if e.get("PPid"):
-                        padres[int(nombre)] = (int(e["PPid"]), e)
+            padres = self._procesos()
             for pid, (ppid, e) in padres.items():
-                ancestro, pasos = ppid, 0
-                while ancestro in padres and ancestro != self.propio and pasos < 50:
-                    ancestro, pasos = padres[ancestro][0], pasos + 1
-                if ancestro != self.propio or len(e.get("NSpid", "").split()) > self.niveles:
+                if not self._de_esta_corrida(pid, padres) or len(e.get("NSpid", "").split()) > self.niveles:
                     continue
                 try:
                     linea = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
@@ -638,3 +664,24 @@ def test_el_juez_nunca_repite_el_texto_de_una_excepcion_del_estudiante():
     # En tu notebook (transporte local) sí ves el mensaje de tu excepción.
     with pytest.raises(AssertionError, match="DatasetDict"):
         interpretar(json.dumps({"error": {"ename": "AssertionError", "evalue": SECRETO}}))
+
+
+def test_la_medida_de_memoria_cuenta_solo_lo_que_nace_durante_la_corrida():
+    """La medida de arriba no culpa a la corrida de lo que ya corría (en CI, el JupyterLab de las pruebas del
+    navegador con el kernel de una lección: 3431 MiB) y sí ve a un hijo que nace durante la medida."""
+    import subprocess
+    import sys
+
+    codigo = "import sys, time; x = bytearray(int(sys.argv[1]) * 2**20); x[::4096] = b'1' * len(x[::4096]); time.sleep(30)"
+    previo = subprocess.Popen([sys.executable, "-c", codigo, "300"])
+    time.sleep(1.5)
+    memoria = _Memoria()
+    nuevo = subprocess.Popen([sys.executable, "-c", codigo, "120"])
+    try:
+        time.sleep(2.5)
+    finally:
+        medida = memoria.terminar()
+        for proceso in (previo, nuevo):
+            proceso.kill()
+            proceso.wait()
+    assert 100 * MIB < medida["pico_descendiente"] < 250 * MIB, {k: v for k, v in medida.items() if k != "mayores"}
