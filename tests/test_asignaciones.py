@@ -240,3 +240,7 @@ def test_calificacion_justa_con_nbgrader(asig, tmp_path):
             cal = notas[f"variante{i}"]
             lo, hi = v["puntos"]
             assert lo <= cal.puntos <= hi, (v["nombre"], cal.puntos, [(p.id, p.puntos, p.mensaje) for p in cal.partes])
+            # La pista de la prueba que falla habla del error típico que la variante comete (issue 43, punto 6).
+            for id_parte, palabras in v.get("pistas", {}).items():
+                mensaje = next((p.mensaje for p in cal.partes if p.id == id_parte), None)
+                assert mensaje and all(palabra in mensaje for palabra in palabras), (v["nombre"], id_parte, mensaje)

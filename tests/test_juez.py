@@ -195,3 +195,23 @@ def test_un_tensor_falso_con_base64_invalido():
     bueno = json.dumps({"t": "tensor", "dtype": "float32", "forma": [1],
                         "b64": base64.b64encode(np.float32(2).tobytes()).decode()})
     assert datos.decodificar(bueno).item() == 2.0
+
+
+def test_una_parte_sin_escribir_se_ve_en_el_notebook_como_en_la_autoevaluacion(tmp_path):
+    """Issue 43, punto 5: en un kernel de verdad, la prueba visible de una función sin escribir dice en español
+    qué falta, y el traceback no pasa por el puente del juez (IPython oculta sus marcos)."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("def pasos_totales(n):\n    # TU CÓDIGO AQUÍ\n    raise NotImplementedError()"),
+        nbformat.v4.new_code_cell('from tutor_lib.juez import alumno\nresultado = alumno.llamar("pasos_totales", 3)'),
+    ])
+    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    (error,) = [s for s in nb.cells[1].outputs if s.output_type == "error"]
+    assert error.ename == "NotImplementedError"
+    assert "Todavía no escribiste esta parte: tu función pasos_totales" in error.evalue, error.evalue
+    rastro = "\n".join(error.traceback)
+    assert "puente.py" not in rastro and "Traceback" not in rastro, rastro
+    assert "Todavía no escribiste" in rastro, rastro

@@ -281,6 +281,24 @@ def silenciar_bibliotecas() -> None:
         registro.set_verbosity_error()
 
 
+#: Si fue :func:`sin_hub` (el modo rápido) quien activó ``HF_HUB_OFFLINE`` en este proceso, y no quien estudia.
+_HUB_APAGADO_POR_EL_CURSO = False
+
+
+def consejo_sin_hub() -> str:
+    """Qué decir cuando el Hub está apagado por ``HF_HUB_OFFLINE``: quién lo apagó, por qué y cómo volver.
+
+    Lo muestra :func:`comprobar_requisitos` (lección 0 y ``tutor doctor``). Quien estudia no activó la
+    variable si lo hizo el modo rápido al preparar la lección: decirle «quítalo» no le serviría.
+    """
+    if _HUB_APAGADO_POR_EL_CURSO:
+        return ("El curso activó HF_HUB_OFFLINE al preparar el modo rápido: así nada sale al Hub y todo viene "
+                "de lo que trae el curso. Para descargar modelos reales, usa el modo completo (GPU e internet, "
+                "o TUTOR_MODO=completo) y reinicia el kernel.")
+    return ("HF_HUB_OFFLINE (o TRANSFORMERS_OFFLINE) ya estaba activo en tu entorno antes de abrir la lección: "
+            "quítalo y reinicia el kernel para descargar modelos reales.")
+
+
 def sin_hub() -> None:
     """Modo rápido: nada de este proceso sale al Hub de Hugging Face (``HF_HUB_OFFLINE=1``).
 
@@ -289,6 +307,9 @@ def sin_hub() -> None:
     ``huggingface_hub`` lee la variable al importarse: si ya está importado, se ajusta también
     su constante, que es la que consultan transformers y kernels en cada llamada.
     """
+    global _HUB_APAGADO_POR_EL_CURSO
+    if not hub_desactivado_por_entorno():
+        _HUB_APAGADO_POR_EL_CURSO = True
     os.environ["HF_HUB_OFFLINE"] = "1"
     constantes = sys.modules.get("huggingface_hub.constants")
     if constantes is not None:
@@ -410,7 +431,7 @@ def comprobar_requisitos(probar_hub: bool = True) -> list[Comprobacion]:
             else (
                 "Sin Hub solo funciona el modo rápido (datos y modelos incluidos en el curso)."
                 if not hub_desactivado_por_entorno()
-                else "HF_HUB_OFFLINE está activo: quítalo para descargar modelos reales."
+                else consejo_sin_hub()
             ),
             obligatoria=False,
         )

@@ -37,24 +37,6 @@ def grupos_weight_decay(modelo, weight_decay):
         "puntos": (13, 13),
     },
     {
-        "nombre": "error típico: piso en vez de techo al contar lotes",
-        "celdas": {
-            "solucion-1": '''
-def pasos_totales(n_ejemplos, lote, acumulacion, epocas):
-    """Pasos de optimización de todo el entrenamiento, contados como el Trainer (un int)."""
-    return int(epocas * (n_ejemplos // lote) // acumulacion)
-
-
-def pasos_de_warmup(warmup_steps, total):
-    """Pasos de warmup que da TrainingArguments(warmup_steps=warmup_steps) con `total` pasos (un int)."""
-    if warmup_steps >= 1:
-        return int(warmup_steps)
-    return math.ceil(total * warmup_steps)
-''',
-        },
-        "puntos": (10, 10),
-    },
-    {
         "nombre": "error típico: la fracción de warmup se trunca (piso) en vez de redondear hacia arriba",
         "celdas": {
             "solucion-1": '''
@@ -73,6 +55,26 @@ def pasos_de_warmup(warmup_steps, total):
 ''',
         },
         "puntos": (11, 11),
+        # la primera de los errores típicos: se califica en cada `make test`
+        "pistas": {"prueba-warmup-oculta": ["fracción del total", "math.ceil", "int() lo redondea hacia abajo"]},
+    },
+    {
+        "nombre": "error típico: piso en vez de techo al contar lotes",
+        "celdas": {
+            "solucion-1": '''
+def pasos_totales(n_ejemplos, lote, acumulacion, epocas):
+    """Pasos de optimización de todo el entrenamiento, contados como el Trainer (un int)."""
+    return int(epocas * (n_ejemplos // lote) // acumulacion)
+
+
+def pasos_de_warmup(warmup_steps, total):
+    """Pasos de warmup que da TrainingArguments(warmup_steps=warmup_steps) con `total` pasos (un int)."""
+    if warmup_steps >= 1:
+        return int(warmup_steps)
+    return math.ceil(total * warmup_steps)
+''',
+        },
+        "puntos": (10, 10),
     },
     {
         "nombre": "error típico: warmup corrido en un paso (el primer paso no usa tasa 0)",

@@ -130,14 +130,35 @@ def _mensaje_del_juez(nombre: str, llamada: str | None) -> str:
             "excepción: ejecuta las pruebas visibles en tu notebook para verlo.")
 
 
+def _rastro_corto(self) -> list[str]:
+    """Lo que IPython muestra en vez del traceback: solo el mensaje (no hay nada que depurar en el juez)."""
+    return [f"\x1b[31mNotImplementedError\x1b[39m: {self}"]
+
+
+#: Una ``NotImplementedError`` (``except NotImplementedError`` la atrapa y se llama igual) que en
+#: Jupyter se muestra sin los marcos del puente (IPython usa ``_render_traceback_`` si existe).
+_SinEscribir = type("NotImplementedError", (NotImplementedError,), {
+    "_render_traceback_": _rastro_corto, "__module__": "builtins"})
+
+
+def _sin_escribir(llamada: str | None, mensaje: str) -> str:
+    """En tu notebook, una parte sin escribir: lo mismo que dice la autoevaluación, no un traceback mudo."""
+    quien = f"tu función {llamada}" if llamada else "tu código"
+    propio = f" (tu mensaje: {mensaje})" if mensaje else ""
+    return (f"Todavía no escribiste esta parte: {quien} aún lanza NotImplementedError{propio}. Reemplaza "
+            "`raise NotImplementedError()` por tu código, ejecuta esa celda y luego esta prueba otra vez.")
+
+
 def interpretar(respuesta: str, del_juez: bool = False, llamada: str | None = None):
     """Lado del juez: el valor de una respuesta, o la excepción del estudiante lanzada de nuevo.
 
     Con ``del_juez`` (al calificar) los mensajes son del juez: nunca el texto de la
     excepción del estudiante, ni lo que hizo fallar la decodificación; ``llamada`` es el
     nombre de la función que pidió la prueba (lo escribió la prueba, no el estudiante).
-    Sin ``del_juez`` (en tu notebook) llega el mensaje de tu excepción, como siempre.
+    Sin ``del_juez`` (en tu notebook) llega el mensaje de tu excepción, como siempre; una parte
+    sin escribir (``NotImplementedError``) lo dice en español, como la autoevaluación.
     """
+    __tracebackhide__ = True  # noqa: F841 — IPython no muestra este marco: el error es del estudiante
     try:
         contenido = json.loads(respuesta)
     except (TypeError, json.JSONDecodeError):
@@ -161,6 +182,8 @@ def interpretar(respuesta: str, del_juez: bool = False, llamada: str | None = No
             raise TypeError(mensaje)
         if nombre in ("TiempoAgotado", "TimeoutError"):
             raise TimeoutError(mensaje)
+        if nombre == "NotImplementedError":
+            raise _SinEscribir(_sin_escribir(llamada, mensaje))
         clase = _CONOCIDAS.get(nombre)
         if clase is not None:
             raise clase(mensaje)
@@ -190,9 +213,11 @@ class Alumno:
 
     def ejecutar(self, codigo: str, **valores):
         """Corre ``codigo`` con el código del estudiante y devuelve su última expresión como dato plano."""
+        __tracebackhide__ = True  # noqa: F841
         return self._pedir(codigo, valores, None)
 
     def _pedir(self, codigo: str, valores: dict, llamada: str | None):
+        __tracebackhide__ = True  # noqa: F841
         pedido = json.dumps({"codigo": codigo, "valores": datos.codificar(valores)})
         # Sin el atributo (un transporte ajeno), como al calificar: el mensaje es del juez.
         del_juez = getattr(self.transporte, "del_juez", True) is not False
@@ -200,6 +225,7 @@ class Alumno:
 
     def llamar(self, nombre: str, *args, **kwargs):
         """``nombre(*args, **kwargs)`` en el proceso del estudiante; devuelve el resultado como dato plano."""
+        __tracebackhide__ = True  # noqa: F841
         if not nombre.isidentifier():
             raise ValueError(f"{nombre!r} no es un nombre de función válido.")
         return self._pedir(f"{nombre}(*_args_juez, **_kwargs_juez)",
@@ -207,6 +233,7 @@ class Alumno:
 
     def existe(self, nombre: str) -> bool:
         """¿El estudiante definió ``nombre``?"""
+        __tracebackhide__ = True  # noqa: F841
         return self.ejecutar(f"{nombre!r} in globals()") is True
 
 
