@@ -41,16 +41,45 @@ ENTORNO_RAPIDO = {
 }
 
 
+def configuracion_del_kernel():
+    """La configuración de traitlets del kernel que ejecuta las lecciones: su canal cifrado, si se puede.
+
+    Por TCP sin cifrar, ipykernel 7 avisa en inglés en cada arranque («Kernel is running over TCP without
+    encryption»): el aviso ensucia ``make test`` y ``make sitio``. Con ``transport_encryption="auto"``,
+    jupyter_client le da al kernel claves CurveZMQ si su kernelspec declara que las acepta (el de ipykernel 7
+    lo hace) y el aviso no sale. Si jupyter_client no tiene esa opción o pyzmq no trae CurveZMQ, no se pide
+    (:func:`cifrado_disponible`) y el kernel corre como antes.
+    """
+    from traitlets.config import Config
+
+    configuracion = Config()
+    if cifrado_disponible():
+        configuracion.KernelManager.transport_encryption = "auto"
+    return configuracion
+
+
+def cifrado_disponible() -> bool:
+    """Si jupyter_client sabe dar claves CurveZMQ a un kernel y pyzmq trae CurveZMQ."""
+    try:
+        import zmq
+        from jupyter_client.manager import KernelManager
+    except ImportError:
+        return False
+    return "transport_encryption" in KernelManager.class_trait_names() and bool(zmq.has("curve"))
+
+
 def cliente_rapido(nb, ruta: str | os.PathLike, timeout_celda: int):
     """El ``NotebookClient`` que ejecuta ``nb`` (la lección ``ruta``) en su carpeta y guarda el estado de los widgets.
 
-    Quien lo usa pone :data:`ENTORNO_RAPIDO` en ``os.environ`` mientras ejecuta (el kernel lo hereda).
+    Quien lo usa pone :data:`ENTORNO_RAPIDO` en ``os.environ`` mientras ejecuta (el kernel lo hereda). El
+    kernel habla con el cliente por un canal cifrado (:func:`configuracion_del_kernel`).
     """
     from nbclient import NotebookClient
 
     return NotebookClient(nb, timeout=timeout_celda, kernel_name="python3", allow_errors=False,
                           store_widget_state=True,  # el sitio dibuja los widgets con este estado (sitio/widgets.py)
-                          resources={"metadata": {"path": str(Path(ruta).parent)}})
+                          resources={"metadata": {"path": str(Path(ruta).parent)}},
+                          config=configuracion_del_kernel())
 
 
 def carpeta() -> Path:
