@@ -128,6 +128,10 @@ def test_interfaces_de_estudiante_y_de_profesor(tmp_path):
         ajustes = Path(next(a for a in argumentos if a.startswith("--LabApp.app_settings_dir=")).split("=", 1)[1])
         avisos = json.loads((ajustes / "overrides.json").read_text())["@jupyterlab/apputils-extension:notification"]
         assert avisos == {"fetchNews": "false", "checkForUpdates": False}
+    # cerrar la pestaña de una lección apaga su kernel (issue 43, punto 19: los kernels inactivos se suman)
+    ajustes_estudiante = Path(next(a for a in estudiante if a.startswith("--LabApp.app_settings_dir=")).split("=", 1)[1])
+    rastreador = json.loads((ajustes_estudiante / "overrides.json").read_text())["@jupyterlab/notebook-extension:tracker"]
+    assert rastreador == {"kernelShutdown": True}
     pagina = json.loads((Path(estudiante[0].split("=", 1)[1]) / "page_config.json").read_text())
     assert pagina["disabledExtensions"] == {"@jupyter/nbgrader": True}
     assert not (Path(profesor[0].split("=", 1)[1]) / "page_config.json").exists()

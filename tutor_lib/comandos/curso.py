@@ -195,9 +195,9 @@ def mensaje_de_inicio(url: str, sin_navegador: bool, profesor: bool = False) -> 
     if not profesor:
         horas = KERNEL_INACTIVO_S / 3600
         plazo = "una hora" if horas == 1 else f"{horas:g} horas"
-        lineas.append(f"Para liberar memoria, JupyterLab apaga el kernel de una lección que cerraste tras "
-                      f"{plazo} sin actividad; al terminar una lección, apaga el suyo con "
-                      "Kernel > Apagar Kernel (en inglés, Kernel > Shut Down Kernel).")
+        lineas.append(f"Para liberar memoria, cerrar la pestaña de una lección apaga su kernel, y JupyterLab apaga "
+                      f"el de una lección sin pestaña tras {plazo} sin actividad; al terminar una lección, cierra su "
+                      "pestaña o usa Kernel > Apagar Kernel (en inglés, Kernel > Shut Down Kernel).")
     return "\n".join(lineas)
 
 
