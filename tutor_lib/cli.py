@@ -6,7 +6,8 @@ Con ``--json`` se imprime ``Resultado.datos``; sin él, ``Resultado.texto``.
 Un error previsible (``ValueError``/``TypeError``/``FileNotFoundError``) se
 muestra en español y el proceso sale con código 2, sin traza de Python; la
 ayuda y los errores de argparse también están en español
-(:mod:`tutor_lib.comandos.analizador`). ``Resultado.avisos`` se imprimen en
+(:mod:`tutor_lib.comandos.analizador`), y un error en los argumentos de
+``tutor X`` muestra el uso de ``tutor X``, no el de ``tutor``. ``Resultado.avisos`` se imprimen en
 stderr, con o sin ``--json``.
 
 Todo lo que ``tutor`` imprime (resultados, avisos, errores, ayuda, el avance de
@@ -60,6 +61,24 @@ def _cargar_modulos():
     return modulos
 
 
+class _Subcomandos(argparse._SubParsersAction):
+    """La acción de los subcomandos, con los argumentos que sobran atribuidos al subcomando.
+
+    argparse deja que el subanalizador ignore lo que no reconoce y lo devuelve al
+    analizador de ``tutor``, que se queja con **su** uso («uso: tutor [-h]
+    SUBCOMANDO ...»). Aquí se queja el subanalizador: ``tutor corregir
+    --ejercicio ej04`` muestra «uso: tutor corregir ...», el error en español y
+    sale con código 2.
+    """
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        super().__call__(parser, namespace, values, option_string)
+        sobrantes = vars(namespace).pop(argparse._UNRECOGNIZED_ARGS_ATTR, None)
+        if sobrantes:
+            subanalizador = self._name_parser_map[values[0]]
+            subanalizador.error("unrecognized arguments: " + " ".join(sobrantes))
+
+
 def construir_parser() -> argparse.ArgumentParser:
     """El analizador de ``tutor`` con un subanalizador por módulo de ``comandos``."""
     parser = Analizador(
@@ -68,7 +87,8 @@ def construir_parser() -> argparse.ArgumentParser:
         epilog="Escribe «tutor SUBCOMANDO --ayuda» para ver las opciones de cada subcomando.",
     )
     sub = parser.add_subparsers(
-        title="subcomandos", dest="subcomando", metavar="SUBCOMANDO", parser_class=Analizador
+        title="subcomandos", dest="subcomando", metavar="SUBCOMANDO", parser_class=Analizador,
+        action=_Subcomandos,
     )
     for modulo in _cargar_modulos():
         p = sub.add_parser(modulo.NOMBRE, help=modulo.AYUDA, description=modulo.AYUDA)

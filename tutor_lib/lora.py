@@ -29,7 +29,10 @@ class ConteoLora:
     ``parametros_totales``: base + LoRA (lo que peft llama «all params»);
     ``porcentaje``: 100 × entrenables / totales; ``por_modulo``: entrenables por
     nombre de módulo (por ejemplo ``{"q_proj": ..., "v_proj": ...}``);
-    ``capas``: cuántas capas recibieron un adaptador.
+    ``capas``: cuántas capas recibieron un adaptador; ``tarea``: la cabeza del
+    modelo base (``clasificacion``, ``causal``, ``mascara``, ``base`` o ``None``
+    si es otra, ver :mod:`tutor_lib.vram.tareas`) y ``tarea_descripcion``, la
+    misma dicha en una línea.
     """
 
     parametros_entrenables: int
@@ -37,6 +40,8 @@ class ConteoLora:
     porcentaje: float
     por_modulo: dict[str, int] = field(default_factory=dict)
     capas: int = 0
+    tarea: str | None = None
+    tarea_descripcion: str = ""
 
     @property
     def parametros_base(self) -> int:
@@ -92,9 +97,9 @@ def _obtener_modelo(modelo_o_config: Any, tarea: str | None = None):
     torch = sys.modules.get("torch")  # si te pasan un nn.Module, torch ya está importado
     if torch is not None and isinstance(modelo_o_config, torch.nn.Module):
         return modelo_o_config
-    from tutor_lib import recursos
+    from tutor_lib.vram.tareas import construir_para_tarea
 
-    return recursos.construir_en_meta(recursos.cargar_config(modelo_o_config), tarea=tarea)
+    return construir_para_tarea(modelo_o_config, tarea)
 
 
 def _dimensiones(modulo) -> tuple[int, int] | None:
@@ -152,8 +157,9 @@ def contar_parametros_lora(
 
     ``modelo_o_config``: un ``nn.Module`` o lo que acepta ``recursos.cargar_config``
     (``PretrainedConfig``, dict, ruta a ``config.json``, nombre del Hub); en ese caso
-    se construye en el dispositivo «meta», sin pesos, con la clase que elige
-    ``recursos.construir_en_meta(config, tarea)``. ``modulos``: nombres de capa
+    se construye en el dispositivo «meta», sin pesos, con la cabeza de ``tarea``
+    (``clasificacion``, ``causal``, ``mascara`` o ``base``; ``None``: la clase de
+    ``config.architectures``, como ``recursos.construir_en_meta``). ``modulos``: nombres de capa
     como en ``LoraConfig(target_modules=...)`` (una capa se elige si su nombre
     completo es ese o termina en ``.nombre``), una cadena separada por comas o
     ``"all-linear"`` (todas las ``nn.Linear``/``Conv1D`` salvo la cabeza de salida).
@@ -205,7 +211,20 @@ def contar_parametros_lora(
     base = sum(p.numel() for p in modelo.parameters())
     totales = base + entrenables
     porcentaje = 100.0 * entrenables / totales if totales else 0.0
-    return ConteoLora(entrenables, totales, porcentaje, por_modulo, len(elegidas))
+    tarea_modelo, descripcion = _tarea_del_modelo(modelo)
+    return ConteoLora(entrenables, totales, porcentaje, por_modulo, len(elegidas), tarea_modelo, descripcion)
+
+
+def _tarea_del_modelo(modelo) -> tuple[str | None, str]:
+    """(tarea, descripción) del modelo por su clase (ver :mod:`tutor_lib.vram.tareas`)."""
+    from tutor_lib.vram.tareas import describir_tarea, tarea_de_clase
+
+    clase = type(modelo).__name__
+    tarea = tarea_de_clase(clase)
+    if tarea is None:
+        return None, f"la de la clase {clase}"
+    etiquetas = getattr(getattr(modelo, "config", None), "num_labels", None)
+    return tarea, describir_tarea(tarea, etiquetas)
 
 
 def _nombres_disponibles(todas) -> list[str]:

@@ -61,7 +61,7 @@ def test_configurador_bf16_en_t4_da_error(widget):
     esperada = revisar(precision="bf16", epocas=3.5)
     esperar_igual(lambda: cifras(widget), cifras_de(esperada), "cifras tras subir las épocas")
     esperar_igual(lambda: hallazgos(widget), niveles(esperada), "hallazgos tras subir las épocas")
-    assert widget.locator(".tutor-resumen").inner_text().count("❌ 1") == 1
+    assert widget.locator(".tutor-resumen").inner_text().count("[ERROR] 1") == 1
     error.scroll_into_view_if_needed()  # para la captura final
 
 

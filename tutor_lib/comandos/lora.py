@@ -6,14 +6,17 @@ Ejemplos::
     tutor lora --modelo meta-llama/Llama-2-7b-hf --r 16 --modulos all-linear
 
 Cuenta sobre el modelo construido en el dispositivo «meta» (torch y
-transformers, unos segundos; sin pesos). Sin red, ``--modelo`` funciona con los
-configs que trae el curso y con los de la caché de Hugging Face; con otro nombre
-falla al momento y sugiere ``--config``.
+transformers, unos segundos; sin pesos), con la misma tarea por defecto que
+``tutor vram`` (clasificación de 2 clases para un encoder como BETO, lenguaje
+causal para Llama o Qwen): la salida la dice y ``--tarea`` la cambia. Sin red,
+``--modelo`` funciona con los configs que trae el curso y con los de la caché de
+Hugging Face; con otro nombre falla al momento y sugiere ``--config``.
 """
 
 from __future__ import annotations
 
 from tutor_lib import lora
+from tutor_lib.vram.tareas import AYUDA_TAREA, TAREAS, tarea_por_defecto
 from tutor_lib.formato import entero
 from tutor_lib.comandos import Resultado, preparar_modelo_del_hub
 from tutor_lib.comandos.analizador import entero_positivo
@@ -31,18 +34,21 @@ def configurar(parser) -> None:
         "--modulos", required=True,
         help="capas a adaptar separadas por comas (q_proj,v_proj) o all-linear",
     )
-    parser.add_argument(
-        "--tarea", choices=("causal", "clasificacion", "base"), default=None,
-        help="clase de modelo (por defecto: la de 'architectures' del config o la propia de su tipo)",
-    )
+    parser.add_argument("--tarea", choices=TAREAS, default=None, help=AYUDA_TAREA)
 
 
 def ejecutar(args) -> Resultado:
     if args.config is None:
         preparar_modelo_del_hub(args.modelo, "--config con la ruta a su config.json")
-    origen = args.config if args.config is not None else args.modelo
-    conteo = lora.contar_parametros_lora(origen, args.r, args.modulos, tarea=args.tarea)
+    from tutor_lib import recursos
+
+    config = recursos.cargar_config(args.config if args.config is not None else args.modelo)
+    tarea = args.tarea if args.tarea is not None else tarea_por_defecto(config)
+    conteo = lora.contar_parametros_lora(config, args.r, args.modulos, tarea=tarea)
     datos = {
+        "tarea": conteo.tarea,
+        "tarea_descripcion": conteo.tarea_descripcion,
+        "parametros_base": conteo.parametros_base,
         "parametros_entrenables": conteo.parametros_entrenables,
         "parametros_totales": conteo.parametros_totales,
         "porcentaje": conteo.porcentaje,
@@ -52,8 +58,10 @@ def ejecutar(args) -> Resultado:
     }
     lineas = [
         f"LoRA con r={args.r} sobre {args.modulos}: {conteo.capas} capas adaptadas.",
+        f"  Tarea: {conteo.tarea_descripcion}",
+        f"  Parámetros del modelo:  {entero(conteo.parametros_base)} (sin LoRA)",
         f"  Parámetros entrenables: {entero(conteo.parametros_entrenables)}",
-        f"  Parámetros totales:     {entero(conteo.parametros_totales)}",
+        f"  Parámetros totales:     {entero(conteo.parametros_totales)} (modelo + LoRA)",
         f"  Porcentaje entrenable:  {conteo.porcentaje:.4f} %",
         "",
         "Por módulo:",

@@ -6,11 +6,16 @@ Ejemplos::
     tutor vram --config config.json --metodo qlora --precision bf16 --r 16 --modulos all-linear \\
         --lote 4 --secuencia 512 --gpu T4 --json
     tutor vram --modelo meta-llama/Llama-2-7b-hf --metodo lora --precision bf16   # necesita el Hub
+    tutor vram --modelo dccuchile/bert-base-spanish-wwm-cased --tarea mascara   # BETO con su cabeza de preentrenamiento
     tutor vram --parametros 70e9 --gpus 8 --estrategia zero3 --lote 1 --secuencia 2048 --gpu "A100 80GB"
 
 Con ``--parametros`` todo es aritmética: no se importa torch y responde al
 instante. ``--config`` y ``--modelo`` construyen el modelo en el dispositivo
-«meta» (torch y transformers, unos segundos). Sin red, ``--modelo`` funciona con
+«meta» (torch y transformers, unos segundos). La salida dice la tarea (la
+cabeza del modelo), que cambia el número de parámetros: por defecto,
+clasificación de 2 clases para un encoder como BETO (109 852 418 parámetros, los
+mismos que cuenta ``tutor lora``) y lenguaje causal para un modelo como Llama o
+Qwen; ``--tarea`` la cambia. Sin red, ``--modelo`` funciona con
 los configs que trae el curso y con los que ya están en la caché de Hugging
 Face; con cualquier otro nombre falla al momento y sugiere ``--config`` o
 ``--parametros``.
@@ -22,6 +27,7 @@ import math
 import re
 
 from tutor_lib import vram
+from tutor_lib.vram.tareas import AYUDA_TAREA, TAREAS
 from tutor_lib.comandos import Resultado, preparar_modelo_del_hub
 from tutor_lib.comandos.analizador import entero_positivo
 
@@ -53,6 +59,7 @@ def configurar(parser) -> None:
     origen.add_argument("--parametros", help="número de parámetros: 7e9, 66955010, 6.7B, 66M")
     origen.add_argument("--config", help="ruta a un config.json (o a la carpeta de un modelo): cuentas exactas")
     origen.add_argument("--modelo", help="nombre del modelo en el Hub (solo su config, sin pesos); sin red, los del modo completo del curso")
+    parser.add_argument("--tarea", choices=TAREAS, default=None, help=AYUDA_TAREA)
     parser.add_argument("--metodo", choices=vram.METODOS, default="completo", help="completo, lora o qlora")
     parser.add_argument("--precision", choices=vram.PRECISIONES, default="mixta", help="fp32, mixta o bf16")
     parser.add_argument("--optimizador", choices=vram.OPTIMIZADORES, default="adamw")
@@ -86,6 +93,12 @@ def ejecutar(args) -> Resultado:
         preparar_modelo_del_hub(args.modelo, "--config con la ruta a su config.json, o --parametros con su número "
                                 "de parámetros (p. ej. --parametros 7e9)")
         parametros = args.modelo
+    tarea = args.tarea
+    if tarea is None and args.parametros is None:
+        from tutor_lib import recursos
+
+        parametros = recursos.cargar_config(parametros)
+        tarea = vram.tarea_por_defecto(parametros)
     if args.lote is not None and args.secuencia is None:
         raise ValueError("--lote necesita también --secuencia (p. ej. --lote 8 --secuencia 512).")
     modulos = args.modulos
@@ -106,6 +119,7 @@ def ejecutar(args) -> Resultado:
         preparar_kbit=args.preparar_kbit,
         gpus=args.gpus,
         estrategia=args.estrategia,
+        tarea=tarea,
     )
     datos = estimacion.a_dict()
     datos["total_gib"] = round(estimacion.total_bytes / vram.GIB, 3)

@@ -105,6 +105,7 @@ from tutor_lib.configurador.vista import (
     PUNTOS_GRAFICA,
     graficar_revision,
     hallazgos_html,
+    marca_html,
     resumen_html,
     svg_schedule,
 )

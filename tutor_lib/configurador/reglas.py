@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 from tutor_lib import warmup as _warmup
+from tutor_lib.configurador.lote import acumulacion_para
 from tutor_lib.configurador.constantes import (
     FUENTES,
     LOGGING_STEPS_POR_DEFECTO,
@@ -193,11 +194,12 @@ def _regla_lote(c: Configuracion, pasos_por_epoca: int) -> list[Hallazgo]:
     desglose = f"{c.lote} × {c.acumulacion} de acumulación × {c.dispositivos} dispositivo(s) = {efectivo}"
     hallazgos = []
     if efectivo < LOTE_EFECTIVO_MINIMO:
+        acumulacion, nuevo = acumulacion_para(c.lote, 16, c.dispositivos)
         hallazgos.append(Hallazgo(
             "aviso", "per_device_train_batch_size",
             f"Lote efectivo {desglose}: muy pequeño, el gradiente es muy ruidoso. Si la memoria no da para más, "
-            f"sube gradient_accumulation_steps hasta un lote efectivo de 16 o 32 (p. ej. "
-            f"acumulación {max(1, math.ceil(16 / (c.lote * c.dispositivos)))}).",
+            f"sube gradient_accumulation_steps hasta un lote efectivo de 16 o más (p. ej. acumulación "
+            f"{acumulacion}: el lote efectivo cambia de {efectivo} a {nuevo}).",
             FUENTES["bert"] + "; " + FUENTES["qlora"],
         ))
     elif efectivo > LOTE_EFECTIVO_MAXIMO:
@@ -215,7 +217,8 @@ def _regla_lote(c: Configuracion, pasos_por_epoca: int) -> list[Hallazgo]:
         hallazgos.append(Hallazgo(
             "aviso", "gradient_accumulation_steps",
             f"El lote efectivo ({efectivo}) es mayor que el dataset ({c.ejemplos} ejemplos): cada época es un "
-            f"solo paso de optimización ({pasos_por_epoca} por época). Baja el lote o la acumulación.",
+            f"solo paso de optimización ({pasos_por_epoca} por época). Baja el lote o la acumulación: el lote "
+            "efectivo cambia, y con él la tasa de aprendizaje que conviene.",
             FUENTES["playbook"],
         ))
     return hallazgos

@@ -2,7 +2,8 @@
 
 La regla de memoria compara la estimación de :mod:`tutor_lib.vram` con la
 memoria utilizable de la GPU y, si no cabe, sugiere LoRA, QLoRA,
-checkpointing o un lote menor con más acumulación. Las llama
+checkpointing o un lote menor con más acumulación (el mismo lote efectivo,
+exacto: ver :mod:`tutor_lib.configurador.lote`). Las llama
 :func:`~tutor_lib.configurador.revisar_configuracion`. Se usa en
 lessons/04_warmup_y_regularizacion.
 """
@@ -10,11 +11,11 @@ lessons/04_warmup_y_regularizacion.
 from __future__ import annotations
 
 import dataclasses
-import math
 from typing import Any
 
 from tutor_lib.configurador.constantes import FUENTES, MEMORIA_JUSTA
 from tutor_lib.configurador.formato import _pct
+from tutor_lib.configurador.lote import repartir_lote
 from tutor_lib.configurador.memoria import _argumentos_vram, _estimar_memoria, _gib, _memoria_gpu_bytes
 from tutor_lib.configurador.tipos import Configuracion, Hallazgo
 from tutor_lib.configurador.validacion import _nombre_gpu
@@ -99,10 +100,7 @@ def _sugerencias_memoria(c: Configuracion, precision: str, memoria_gpu: int) -> 
     if c.lote > 1:
         maximo = _lote_maximo(c, precision)
         if maximo:
-            acumulacion = math.ceil(c.lote * c.acumulacion / maximo)
-            sugerencias.append(
-                f"lote {maximo} con gradient_accumulation_steps={acumulacion} (mismo lote efectivo)"
-            )
+            sugerencias.append(repartir_lote(c.lote, c.acumulacion, maximo, c.dispositivos))
     if precision == "fp32" and c.gpu not in (None, "cpu"):
         sugerencias.append("precisión mixta (fp16/bf16) para reducir las activaciones")
     if not sugerencias:
@@ -145,10 +143,16 @@ def _regla_memoria(c: Configuracion, memoria: Any, precision: str) -> tuple[list
             FUENTES["vram"],
         )], False, fraccion
     if fraccion > MEMORIA_JUSTA:
+        if c.lote > 1:
+            consejo = f"baja el lote y sube la acumulación: {repartir_lote(c.lote, c.acumulacion, c.lote // 2, c.dispositivos)}"
+        elif not c.checkpointing_efectivo:
+            consejo = "activa gradient checkpointing o usa una GPU con más memoria"
+        else:
+            consejo = "acorta la secuencia o usa una GPU con más memoria"
         return [Hallazgo(
             "aviso", "memoria",
             f"Va justo: {_gib(total)} de {_gib(memoria_gpu)} utilizables en la {nombre} ({_pct(fraccion)}). La fragmentación y "
-            "los picos de la evaluación pueden agotarla: baja el lote y sube la acumulación.",
+            f"los picos de la evaluación pueden agotarla: {consejo}.",
             FUENTES["vram"],
         )], True, fraccion
     return [Hallazgo(

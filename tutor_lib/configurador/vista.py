@@ -17,15 +17,32 @@ from tutor_lib.configurador.validacion import _entero, _real
 from tutor_lib.formato import entero
 
 
-ICONOS = {"ok": "✅", "aviso": "⚠️", "error": "❌"}
+#: La marca de cada nivel, en texto, como la salida de ``tutor configurar``: se lee sin color
+#: (daltonismo) y con cualquier fuente (los emoji ✅/❌ salían como cajas vacías en un Chromium
+#: sin fuente de emoji).
+ICONOS = {"ok": "[OK]", "aviso": "[AVISO]", "error": "[ERROR]"}
 COLORES = {"ok": "#009E73", "aviso": "#E69F00", "error": "#D55E00"}  # Okabe-Ito
 #: Como mucho tantos puntos en la gráfica del widget: la forma del schedule se
 #: calcula sobre una versión reducida del entrenamiento y se reescala el eje.
 PUNTOS_GRAFICA = 300
 
 
+def marca_html(nivel: str) -> str:
+    """La marca de un nivel como etiqueta HTML: el texto de :data:`ICONOS` («[ERROR]») sobre su color.
+
+    El significado va en el texto; el color (Okabe-Ito, con texto negro: contraste
+    de 5.4:1 o más, por encima del 4.5:1 de WCAG AA) solo lo refuerza. Se usa en
+    el widget de lessons/04_warmup_y_regularizacion.
+    """
+    return (
+        f'<span class="tutor-marca" data-marca="{nivel}" style="font-family:monospace;font-weight:bold;'
+        f'color:#000;background:{COLORES[nivel]};padding:0 0.25em;border-radius:3px;white-space:nowrap">'
+        f"{ICONOS[nivel]}</span>"
+    )
+
+
 def hallazgos_html(hallazgos: Iterable[Hallazgo]) -> str:
-    """Lista HTML de hallazgos con icono por nivel (✅ ok, ⚠️ aviso, ❌ error), mensaje y fuente.
+    """Lista HTML de hallazgos con una marca de texto por nivel ([OK], [AVISO], [ERROR]), mensaje y fuente.
 
     Cada ``<li>`` lleva ``data-nivel`` y ``data-parametro`` para las pruebas en
     el navegador. Se usa en el widget de lessons/04_warmup_y_regularizacion.
@@ -38,7 +55,7 @@ def hallazgos_html(hallazgos: Iterable[Hallazgo]) -> str:
             f'<li class="tutor-hallazgo tutor-{h.nivel}" data-nivel="{h.nivel}" '
             f'data-parametro="{html.escape(h.parametro)}" '
             f'style="margin:0.3em 0;padding-left:6px;border-left:4px solid {COLORES[h.nivel]}">'
-            f'<span title="{h.nivel}">{ICONOS[h.nivel]}</span> '
+            f'{marca_html(h.nivel)} '
             f'<code>{html.escape(h.parametro)}</code>: {html.escape(h.mensaje)}'
             f'<br><small style="color:#555">Fuente: {html.escape(h.fuente)}</small></li>'
         )
@@ -59,7 +76,7 @@ def resumen_html(revision: Revision) -> str:
     ]
     partes = [f'{etiqueta}: <b data-cifra="{clave}">{valor}</b>' for clave, etiqueta, valor in cifras]
     n = {nivel: sum(h.nivel == nivel for h in revision.hallazgos) for nivel in NIVELES}
-    partes.append(f"{ICONOS['ok']} {n['ok']} · {ICONOS['aviso']} {n['aviso']} · {ICONOS['error']} {n['error']}")
+    partes.append(" · ".join(f"{marca_html(nivel)} {n[nivel]}" for nivel in ("ok", "aviso", "error")))
     return '<div class="tutor-resumen">' + " · ".join(partes) + "</div>"
 
 

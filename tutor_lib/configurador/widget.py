@@ -17,7 +17,7 @@ from tutor_lib.configurador.memoria import _gib, _texto_memoria
 from tutor_lib.configurador.reglas import revisar_configuracion
 from tutor_lib.configurador.tipos import Configuracion, Revision
 from tutor_lib.configurador.validacion import _entero, _gpu, _opcion, _real, nombres_de_gpus
-from tutor_lib.configurador.vista import ICONOS, hallazgos_html, resumen_html, svg_schedule
+from tutor_lib.configurador.vista import hallazgos_html, marca_html, resumen_html, svg_schedule
 
 
 _OPCIONES_EJEMPLOS = (100, 250, 500, 1000, 2000, 3668, 5000, 10_000, 25_000, 50_000, 100_000, 500_000)
@@ -180,7 +180,7 @@ def widget_configurador(
             revision = revisar_configuracion(configuracion())
         except (ValueError, TypeError) as exc:
             salida_hallazgos.value = (
-                f'<div class="tutor-hallazgos tutor-error">{ICONOS["error"]} <b>Revisa los valores:</b> '
+                f'<div class="tutor-hallazgos tutor-error">{marca_html("error")} <b>Revisa los valores:</b> '
                 f"{html.escape(str(exc))}</div>"
             )
             return

@@ -2,7 +2,8 @@
 
 Un paquete, un módulo por idea: :mod:`.base` (constantes y validación), :mod:`.estructura` (la forma
 del modelo), :mod:`.activaciones`, :mod:`.contabilidad` (:func:`estimar_memoria`), :mod:`.catalogo`,
-:mod:`.medicion`, :mod:`.grafica` y :mod:`.particion` (varias GPUs: DDP, ZeRO, FSDP). Los nombres públicos se importan desde ``tutor_lib.vram``.
+:mod:`.medicion`, :mod:`.grafica`, :mod:`.particion` (varias GPUs: DDP, ZeRO, FSDP) y :mod:`.tareas` (qué
+cabeza lleva el modelo: clasificación, lenguaje causal, con máscara o ninguna). Los nombres públicos se importan desde ``tutor_lib.vram``.
 
 Tres partes, de la más pura a la más física:
 
@@ -100,6 +101,11 @@ from tutor_lib.vram.grafica import (  # noqa: F401
     PALETA,
     graficar_componentes,
 )
+from tutor_lib.vram.tareas import (  # noqa: F401
+    TAREAS,
+    describir_tarea,
+    tarea_por_defecto,
+)
 from tutor_lib.vram.particion import (  # noqa: F401
     ESTRATEGIAS,
     QUE_PARTICIONA,
@@ -112,5 +118,5 @@ __all__ = [
     "EstimacionActivaciones", "EstimacionMemoria", "buscar_gpu", "bytes_nf4", "bytes_por_parametro", "cabe",
     "comunicacion_por_paso", "estimar_activaciones", "estimar_memoria", "forma_estimada", "formatear_bytes",
     "graficar_componentes", "lote_maximo", "medir_activaciones", "medir_estado", "memoria_utilizable",
-    "particionar", "tabla",
+    "particionar", "tabla", "TAREAS", "describir_tarea", "tarea_por_defecto",
 ]

@@ -24,6 +24,7 @@ from tutor_lib.vram.catalogo import buscar_gpu, memoria_utilizable
 from tutor_lib.vram.estructura import _Estructura, _cargar_estructura
 from tutor_lib.vram.particion import comunicacion_por_paso, particionar
 from tutor_lib.vram.particion import validar as validar_particion
+from tutor_lib.vram.tareas import validar_tarea
 
 # --------------------------------------------------------------------------
 # Bytes por parámetro (la tabla de la lección 07)
@@ -269,6 +270,10 @@ class EstimacionMemoria:
     componentes_sin_particion: dict[str, int] = field(default_factory=dict)
     #: Bytes que envía cada GPU por paso del optimizador (0 con una GPU).
     comunicacion_bytes: int = 0
+    #: La tarea (cabeza) del modelo contado: ``clasificacion``, ``causal``, ``mascara``, ``base``
+    #: (ver :mod:`tutor_lib.vram.tareas`) o ``None`` si es otra; y esa tarea dicha en una línea.
+    tarea: str | None = None
+    tarea_descripcion: str = ""
 
     def a_dict(self) -> dict[str, Any]:
         """Diccionario listo para JSON (lo usa ``tutor vram --json``)."""
@@ -325,7 +330,7 @@ class _Calculo:
         if fraccion_lineal is not None:
             fraccion_lineal = _real("fraccion_lineal", fraccion_lineal, 0.0, 1.0)
         if tarea is not None:
-            tarea = _opcion("tarea", tarea, ("causal", "clasificacion", "base"))
+            tarea = validar_tarea(tarea)
         notas: list[str] = []
         usa_lora = self.metodo in ("lora", "qlora")
         if usa_lora:
@@ -513,6 +518,8 @@ class _Calculo:
             estrategia=estrategia,
             componentes_sin_particion=sin_particion,
             comunicacion_bytes=comunicacion,
+            tarea=self.est.tarea,
+            tarea_descripcion=self.est.tarea_descripcion,
         )
 
     def lote_maximo(self, gpu: InfoGPU, secuencia: int, gpus: int = 1, estrategia: str = "ddp") -> int:
@@ -579,7 +586,11 @@ def estimar_memoria(
     activaciones y LoRA) y la fracción cuantizable de QLoRA se estiman
     (``fraccion_lineal`` la fija a mano); con un número se supone un modelo de
     lenguaje tipo Llama (logits sobre 32 000 tokens) salvo ``tarea="clasificacion"``
-    (encoder tipo BERT con un clasificador) o ``tarea="base"`` (sin cabeza).
+    (encoder tipo BERT con un clasificador), ``tarea="mascara"`` (encoder tipo BERT
+    con su cabeza de lenguaje) o ``tarea="base"`` (sin cabeza). Con un config,
+    ``tarea`` elige la clase que se construye (ver :mod:`tutor_lib.vram.tareas`;
+    ``None``: la de ``config.architectures``); el resultado dice cuál en
+    ``tarea`` y ``tarea_descripcion``.
 
     ``metodo``: ``completo``, ``lora`` o ``qlora`` (``r``, ``modulos``; por
     defecto 16 y ``"all-linear"``). ``precision``: ``fp32``, ``mixta`` o ``bf16``.

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tutor_lib.vram.base import _numero_de_parametros
+from tutor_lib.vram.tareas import construir_para_tarea, describir_tarea, tarea_de_clase
 
 # --------------------------------------------------------------------------
 # Forma del modelo
@@ -128,6 +129,10 @@ class _Estructura:
     modelo: Any = None
     notas: list[str] = field(default_factory=list)
     origen_cuantizables: str = ""
+    #: La tarea (cabeza) del modelo contado: una de ``tareas.TAREAS`` o ``None`` si es otra.
+    tarea: str | None = None
+    #: Esa tarea en una línea («clasificación de 2 clases (AutoModelForSequenceClassification)»).
+    tarea_descripcion: str = ""
 
     def preparar_cuantizables(self) -> None:
         """Qué pesos cuantizaría bitsandbytes (solo hace falta en QLoRA y con un modelo)."""
@@ -204,6 +209,9 @@ def _estructura_de_modelo(modelo) -> _Estructura:
     else:
         forma = _forma_continua(sum(tensores))
         notas.append("El modelo no trae config de transformers: las activaciones usan una forma tipo Llama estimada.")
+    clase = type(modelo).__name__
+    tarea = tarea_de_clase(clase)
+    etiquetas = int(getattr(config, "num_labels", 2) or 2) if config is not None else None
     return _Estructura(
         parametros=sum(tensores),
         forma=forma,
@@ -215,6 +223,8 @@ def _estructura_de_modelo(modelo) -> _Estructura:
         lineal_mayor=float(max(lineales, default=0)),
         modelo=modelo,
         notas=notas,
+        tarea=tarea,
+        tarea_descripcion=describir_tarea(tarea, etiquetas, clase) if tarea else f"la de la clase {clase}",
     )
 
 
@@ -222,6 +232,8 @@ def _estructura_de_numero(n: int, fraccion_lineal: float | None, tarea: str | No
     f = _forma_continua(n)
     if tarea == "clasificacion":  # encoder tipo BERT con un clasificador de 2 etiquetas
         f = _Forma(f.oculto, f.capas, f.cabezas, f.cabezas_kv, f.vocabulario, 4 * f.oculto, "bert", "clasificacion")
+    elif tarea == "mascara":  # encoder tipo BERT con la cabeza de lenguaje (logits sobre el vocabulario)
+        f = _Forma(f.oculto, f.capas, f.cabezas, f.cabezas_kv, f.vocabulario, 4 * f.oculto, "bert", "lm")
     elif tarea == "base":
         f = _Forma(f.oculto, f.capas, f.cabezas, f.cabezas_kv, f.vocabulario, f.intermedio, cabeza="ninguna")
     embeddings = min(2 * f.vocabulario * f.oculto, n / 2)
@@ -247,6 +259,10 @@ def _estructura_de_numero(n: int, fraccion_lineal: float | None, tarea: str | No
         lineal_mayor=f.oculto * f.intermedio,
         notas=notas,
         origen_cuantizables=f"QLoRA: fracción de parámetros en capas lineales cuantizables {origen}.",
+        tarea=tarea or "causal",
+        tarea_descripcion=describir_tarea(tarea or "causal") + (
+            ", forma tipo BERT estimada" if tarea in ("clasificacion", "mascara") else ", forma tipo Llama estimada"
+        ),
     )
 
 
@@ -266,7 +282,7 @@ def _cargar_estructura(parametros: Any, tarea: str | None, fraccion_lineal: floa
             raise ValueError("parametros está vacío: da un número, una ruta a config.json o un nombre del Hub.")
         config = recursos.cargar_config(parametros)
         try:
-            modelo = recursos.construir_en_meta(config, tarea=tarea)
+            modelo = construir_para_tarea(config, tarea)
         except (ValueError, TypeError):
             raise
         except Exception as exc:  # noqa: BLE001 - config incoherente: mensaje en español

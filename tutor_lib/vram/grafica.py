@@ -30,6 +30,8 @@ def tabla(estimacion: EstimacionMemoria) -> str:
         f"Memoria de entrenamiento: método {e.metodo}, precisión {e.precision}, optimizador {e.optimizador}",
         f"Parámetros: {miles(e.parametros)} (entrenables: {miles(e.parametros_entrenables)})",
     ]
+    if e.tarea_descripcion:
+        lineas.append(f"Tarea: {e.tarea_descripcion}")
     if e.lote is not None:
         lineas.append(f"Lote {e.lote}, secuencia {e.secuencia}" + (" (por dispositivo)" if e.gpus > 1 else ""))
     if e.gpus > 1:
