@@ -189,7 +189,7 @@ def _reglas(c: Curvas) -> Diagnostico:
         texto = (
             f"A partir de {ctx.donde(primero)} la pérdida de entrenamiento deja de ser un número "
             f"({'NaN disfrazado de 0.0: el Trainer con logging_nan_inf_filter=True registra 0.0 cuando la pérdida es NaN, y grad_norm es NaN' if disfrazados[j:].any() else 'NaN o infinito'}) "
-            f"y ya no se recupera ({len(y) - j} de {len(y)} registros)."
+            f"y ya no se recupera ({len(y) - j} de {len(y)} registro{'s' if len(y) != 1 else ''})."
         )
         if len(previo):
             texto += (
@@ -222,7 +222,7 @@ def _reglas(c: Curvas) -> Diagnostico:
         else:
             texto = (
                 f"Solo hay {n} punto{'s' if n != 1 else ''} de pérdida de entrenamiento "
-                f"y {int(finitos_v.sum())} de validación; con menos de {MIN_PUNTOS_ENTRENAMIENTO} "
+                f"y {int(finitos_v.sum())} de validación (evaluaciones); con menos de {MIN_PUNTOS_ENTRENAMIENTO} "
                 "puntos no se puede distinguir una tendencia del ruido."
             )
         return _resultado("indeterminado", texto, evidencia, mejor_paso)
