@@ -166,7 +166,7 @@ def test_warmup_sin_warmup_no_habla_del_warmup():
     assert "Cada fila es un paso de optimización" in r.stdout
     assert r.stderr == ""
     r = _tutor("warmup", "--lr", "2e-5", "--pasos-totales", "20", "--warmup", "5")
-    assert "Durante el warmup (5 pasos) la tasa sube desde 0.000e+00 (paso 0) hasta 2e-05." in r.stdout
+    assert "Durante el warmup (5 pasos) la tasa sube desde 0.000 (paso 0) hasta 2e-5." in r.stdout
     assert r.stderr == ""
     r = _tutor("warmup", "--lr", "2e-5", "--pasos-totales", "20", "--warmup", "5", "--tipo", "constant")
     assert "ignora el warmup" in r.stderr and "constant_with_warmup" in r.stderr

@@ -91,7 +91,7 @@ def test_semilla_repetible():
 def test_preparar_muestra_modo_rapido(capsys):
     e = entorno.preparar()
     salida = capsys.readouterr().out
-    assert e.modo == "rapido" and "Modo: rapido" in salida and e.dispositivo == "cpu"
+    assert e.modo == "rapido" and "Modo: rápido" in salida and e.dispositivo == "cpu"
 
 
 def test_modo_rapido_no_deja_que_bitsandbytes_vaya_al_hub(tmp_path):
@@ -148,4 +148,4 @@ def test_doctor_sin_ninguna_red_termina_rapido_y_elige_rapido():
 def test_doctor_texto_en_espanol():
     r = _tutor("doctor")
     assert r.returncode == 0, r.stderr
-    assert "[OK]" in r.stdout and "Modo: rapido" in r.stdout and "Todo listo." in r.stdout
+    assert "[OK]" in r.stdout and "Modo: rápido" in r.stdout and "Todo listo." in r.stdout

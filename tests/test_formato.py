@@ -51,6 +51,11 @@ def test_errores_en_espanol():
     # las cuatro formas que el issue 15 encontró en una sola lección, y sus parientes
     "DistilBert: 66,955,010 parámetros", "66.955.010 parámetros", "0,249 GiB", "checkpoint de 267.8 MB",
     "exactitud 85.9%", "1,024 veces menos", "hasta 2,8 GiB", "unos 5 GB de RAM",
+    # las del issue 43, punto 15: sin tildes, floats sin redondear,
+    # exponentes con cero, un plural después de 1
+    "Modo: rapido", "Método: qlora (clasificacion)", "3 epocas y 2 parametros",
+    "[1.8800000033333333, 2.0]", "esperaba 4.000000000000001e-06", "5e-05 junto a 0.0005", "2.0e-05 y 2.0e-5",
+    "≈ 1 registros", "1 pasos de warmup",
 ])
 def test_infracciones_detecta_cada_forma_prohibida(texto):
     assert infracciones(texto), texto
@@ -60,6 +65,8 @@ def test_infracciones_detecta_cada_forma_prohibida(texto):
     "DistilBert: 66 955 010 parámetros", "0.249 GiB", "exactitud 85.9 %", "forma (64, 64, 2048)",
     "transformers 5.25.0; torch 2.13.0", "learning_rate=2e-05, warmup_steps=0.06", "104.3 GiB (112.0 GB)",
     "gpu='A100 80GB'", "[1, 2, 3]", "año 2026", "{'loss': 0.6931, 'grad_norm': 1.27}",
+    'modo="rapido"', "--modo rapido", "TUTOR_MODO=rapido", "`rapido`", "num_epocas=3", "Modo: rápido",
+    "tasa 2.0e-5", "tasa 2.0e-05 y 4.000e-06", "(classifier): Linear(in_features=16, out_features=2, bias=True)", "lr máxima: 2.0e-05 = 0.00002", "1 registro", "11 pasos", "paso 1 más", "0.1 segundos", "f(x=1)", "Épocas: 3",
 ])
 def test_infracciones_acepta_el_formato_del_curso(texto):
     assert infracciones(texto) == [], infracciones(texto)
@@ -68,6 +75,15 @@ def test_infracciones_acepta_el_formato_del_curso(texto):
 def test_cada_infraccion_dice_que_y_donde():
     (mensaje,) = infracciones("línea buena 0.5\nparámetros: 2,048\notra buena")
     assert "«2,048»" in mensaje and "coma entre cifras" in mensaje and "«parámetros: 2,048»" in mensaje
+
+
+@pytest.mark.parametrize("valor, decimales, texto", [
+    (5e-5, None, "5e-5"), (2e-5, 1, "2.0e-5"), (2.5e-5, None, "2.5e-5"), (3e-4, None, "3e-4"),
+    (4.000000000000001e-06, None, "4e-6"), (1e10, None, "1e10"), (-2e-3, 2, "-2.00e-3"), (0.0, 3, "0.000"),
+])
+def test_cientifico_como_en_el_codigo(valor, decimales, texto):
+    assert formato.cientifico(valor, decimales) == texto
+    assert float(texto) == pytest.approx(valor, rel=1e-2, abs=1e-12) and not infracciones(texto)
 
 
 def test_el_separador_de_miles_es_un_espacio_normal():

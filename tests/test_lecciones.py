@@ -35,7 +35,7 @@ def test_hay_lecciones():
 def test_leccion_corre_en_modo_rapido(ruta):
     nb, segundos = ejecutar_cuaderno(ruta)
     texto = textos_de_salida(nb)
-    assert "Modo: rapido" in texto, "la celda de preparación no mostró el modo"
+    assert "Modo: rápido" in texto, "la celda de preparación no mostró el modo"
     tiempos = json.loads(TIEMPOS.read_text()) if TIEMPOS.exists() else {}
     tiempos[ruta.stem] = round(segundos, 1)
     TIEMPOS.write_text(json.dumps(tiempos, indent=1))

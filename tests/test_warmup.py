@@ -102,7 +102,7 @@ def test_tabla_corregida_de_la_fuente():
     for paso, lr in filas:  # las filas se desempaquetan como tuplas
         assert isinstance(paso, int) and isinstance(lr, float)
     texto = warmup.tabla_como_texto(filas)
-    assert "Paso" in texto and "4.000e-06" in texto and "1.000e-05" in texto
+    assert "Paso" in texto and "4.000e-6" in texto and "1.000e-5" in texto
 
 
 def test_tabla_con_pasos_por_defecto_y_fuera_de_rango():
@@ -338,11 +338,11 @@ def test_widget_redibuja_y_expone_valores():
     imagen_antes = panel.salida_grafica.value
 
     panel.controles["paso"].value = 10
-    assert "tasa en el paso 10: 1.053e-05" in panel.salida_texto.value  # 2e-5 · 10/19
+    assert "tasa en el paso 10: 1.053e-5" in panel.salida_texto.value  # 2e-5 · 10/19
     panel.controles["lote"].value = 32  # ceil(1000/32) = 32 pasos por época
     assert "Pasos totales: 96" in panel.salida_texto.value
     panel.controles["tipo"].value = "constant"
-    assert "tasa en el paso 10: 2.000e-05" in panel.salida_texto.value
+    assert "tasa en el paso 10: 2.000e-5" in panel.salida_texto.value
     assert panel.salida_grafica.value != imagen_antes
 
 

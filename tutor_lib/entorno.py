@@ -16,6 +16,8 @@ import threading
 from dataclasses import dataclass
 
 MODOS = ("rapido", "completo")
+#: Cómo se escribe cada modo en el texto (el valor del código, ``"rapido"``, va sin tilde).
+NOMBRES_MODO = {"rapido": "rápido", "completo": "completo"}
 
 #: URL del repositorio del curso: la usan las insignias «Abrir en Colab» y la
 #: celda de instalación. Si haces un fork, cambia solo esta línea.
@@ -61,6 +63,11 @@ class Entorno:
         """'bf16', 'fp16' o 'fp32' según la GPU (nunca bf16 en una T4)."""
         return precision_recomendada(self.gpu)
 
+    @property
+    def nombre_modo(self) -> str:
+        """El modo como se escribe en el texto: «rápido» o «completo» (``modo`` es el valor del código)."""
+        return NOMBRES_MODO.get(self.modo, self.modo)
+
     def __str__(self) -> str:
         gpu = (
             f"{self.gpu.nombre} ({self.gpu.memoria_gib:.1f} GiB, capacidad "
@@ -69,7 +76,7 @@ class Entorno:
             else "ninguna (se usa la CPU)"
         )
         return (
-            f"Modo: {self.modo}\n"
+            f"Modo: {self.nombre_modo}\n"
             f"Colab: {'sí' if self.colab else 'no'}\n"
             f"GPU: {gpu}\n"
             f"Hub de Hugging Face: {'accesible' if self.hub else 'no accesible (sin red o HF_HUB_OFFLINE)'}\n"
@@ -222,8 +229,53 @@ def fijar_semilla(semilla: int = 42) -> int:
     return semilla
 
 
-def preparar(semilla: int = 42, mostrar: bool = True) -> Entorno:
-    """Primera celda de cada lección: detecta el entorno, elige el modo y fija semillas."""
+def avisos_de_maquina(carga: float | None, nucleos: int, libre: int | None, necesaria: int | None = None) -> list[str]:
+    """Avisos para la primera celda: la máquina está ocupada, o le falta memoria para la lección.
+
+    ``carga``: la carga media del último minuto (procesos que quieren CPU); ``nucleos``: los de la máquina;
+    ``libre``: bytes de RAM disponibles; ``necesaria``: bytes que la lección llega a usar (su encabezado
+    lo dice), o ``None`` (se avisa solo por debajo de 2 GiB). Función pura: la usa :func:`preparar`.
+    """
+    from tutor_lib.formato import memoria, numero
+
+    avisos = []
+    if carga is not None and nucleos and carga >= 0.75 * nucleos:
+        avisos.append(
+            f"Aviso: tu máquina está ocupada (carga media del último minuto {numero(carga)} con {nucleos} "
+            f"{'núcleo' if nucleos == 1 else 'núcleos'}): los entrenamientos tardarán más de lo que dice el "
+            "encabezado. Si puedes, cierra otros programas y los kernels de otras lecciones (Kernel → Apagar Kernel).")
+    umbral = necesaria if necesaria is not None else 2 * 2**30
+    if libre is not None and libre < umbral:
+        cuanto = f"y esta lección llega a usar {memoria(necesaria)}" if necesaria is not None else "(muy poca)"
+        avisos.append(
+            f"Aviso: quedan {memoria(libre)} de RAM libres {cuanto}: cierra los kernels de otras lecciones "
+            "(Kernel → Apagar Kernel) y otros programas antes de entrenar, o el kernel puede morir a la mitad.")
+    return avisos
+
+
+def estado_de_la_maquina() -> tuple[float | None, int, int | None]:
+    """``(carga media del último minuto, núcleos, bytes de RAM disponibles)``; ``None`` donde no se puede leer."""
+    try:
+        carga = os.getloadavg()[0]
+    except (AttributeError, OSError):  # Windows
+        carga = None
+    libre = None
+    try:
+        with open("/proc/meminfo") as f:
+            for linea in f:
+                if linea.startswith("MemAvailable:"):
+                    libre = int(linea.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return carga, os.cpu_count() or 1, libre
+
+
+def preparar(semilla: int = 42, mostrar: bool = True, memoria_gib: float | None = None) -> Entorno:
+    """Primera celda de cada lección: detecta el entorno, elige el modo y fija semillas.
+
+    Con ``mostrar``, imprime el entorno y, si hace falta, avisa que la máquina está ocupada o que le falta
+    RAM (:func:`avisos_de_maquina`); ``memoria_gib`` es lo que la lección llega a usar (lecciones 03 y 10).
+    """
     import logging
 
     # En CPUs con AVX512-BF16, bitsandbytes (que transformers importa con peft al cargar el
@@ -246,6 +298,9 @@ def preparar(semilla: int = 42, mostrar: bool = True) -> Entorno:
         sin_hub()
     if mostrar:
         print(entorno)
+        necesaria = int(memoria_gib * 2**30) if memoria_gib is not None else None
+        for aviso in avisos_de_maquina(*estado_de_la_maquina(), necesaria=necesaria):
+            print(aviso)
     return entorno
 
 
@@ -442,5 +497,5 @@ def comprobar_requisitos(probar_hub: bool = True) -> list[Comprobacion]:
         if os.environ.get("TUTOR_MODO", "").strip()
         else ("hay GPU y Hub" if modo == "completo" else "falta GPU o Hub")
     )
-    resultados.append(Comprobacion("Modo", True, f"{modo} ({explicacion})", obligatoria=False))
+    resultados.append(Comprobacion("Modo", True, f"{NOMBRES_MODO.get(modo, modo)} ({explicacion})", obligatoria=False))
     return resultados

@@ -20,7 +20,7 @@ import math
 import numbers
 import re
 
-__all__ = ["entero", "numero", "porcentaje", "memoria", "infracciones"]
+__all__ = ["entero", "numero", "cientifico", "porcentaje", "memoria", "infracciones"]
 
 #: Separador de miles (un espacio normal: se copia y se busca como se ve).
 SEPARADOR_DE_MILES = " "
@@ -86,6 +86,26 @@ def numero(x, decimales: int = 2) -> str:
     return signo + _agrupar(parte_entera) + ("." + parte_decimal if parte_decimal else "")
 
 
+def cientifico(x, decimales: int | None = None) -> str:
+    """Un valor en notación científica como se escribe en el código: ``5e-05`` → ``'5e-5'``, ``2e-5`` con 1 decimal → ``'2.0e-5'``.
+
+    Sin ``decimales``, las cifras justas hasta 7 significativas (``2.5e-5``, ``3e-4``); el exponente va sin ceros a la izquierda,
+    como en ``TrainingArguments(learning_rate=2e-5)``. Se usa para tasas de aprendizaje en las
+    lecciones 03 a 06, el configurador y el visualizador de warmup.
+    """
+    valor = _real(x, "cientifico")
+    if not math.isfinite(valor):
+        return numero(valor)
+    if valor == 0:
+        return numero(0, decimales or 0)  # «0.000», no «0.000e0»
+    texto = f"{valor:.{decimales}e}" if decimales is not None else f"{valor:e}"
+    mantisa, _, exponente = texto.partition("e")
+    if decimales is None:
+        mantisa = mantisa.rstrip("0").rstrip(".") if "." in mantisa else mantisa
+    signo = "-" if exponente.startswith("-") else ""
+    return f"{mantisa}e{signo}{int(exponente.lstrip('+-'))}"
+
+
 def porcentaje(fraccion, decimales: int = 1) -> str:
     """Una fracción como porcentaje, con espacio antes del signo: ``0.859`` → ``'85.9 %'``.
 
@@ -116,7 +136,26 @@ _REGLAS = (
      "coma entre cifras (los miles van con espacio, 66 955 010; los decimales con punto, 0.694)"),
     (re.compile(r"(?<![\w.])\d{1,3}(?:\.\d{3}){2,}(?![\d.])"), "punto de miles (se escribe 66 955 010)"),
     (re.compile(r"\d%"), "porcentaje sin espacio (se escribe 85.9 %)"),
+    (re.compile(r"(?<![\w.,-])1 (?!(?:más|menos|tras|pues|dos|tres|seis|mes|vs)\b)[a-záéíóúñ]{2,}s\b"),
+     "plural después de 1 (se escribe «1 registro», o se cuenta con formato)"),
 )
+#: Reglas que valen fuera de los ``nombre=valor`` (lo que imprime Python de unos argumentos,
+#: ``learning_rate=2e-05``, es la forma del código y se acepta como tal).
+_REGLAS_FUERA_DE_ARGUMENTOS = (
+    (re.compile(r"(?<![\w.])\d+\.\d{10,}"),
+     "un float con todas sus cifras (redondéalo: formato.numero, formato.cientifico)"),
+)
+_ARGUMENTOS = re.compile(r"\w+=\S+")
+#: Un mismo valor escrito de dos maneras en una línea («5e-05» junto a «2e-5», o junto a «0.0005»).
+_EXPONENTE_CON_CERO = re.compile(r"(?<![\w.])\d+(?:\.\d+)?e[+-]0\d\b")
+_EXPONENTE_SIN_CERO = re.compile(r"(?<![\w.])\d+(?:\.\d+)?e[+-]?[1-9]\d*\b")
+_DECIMAL_DIMINUTO = re.compile(r"(?<![\w.])0\.000\d")
+#: Palabras del curso que en el texto siempre llevan tilde; sin ella solo aparecen como valor en el código
+#: (``modo="rapido"``, ``--modo rapido``, ``TUTOR_MODO=rapido``), que :data:`_CODIGO` quita antes de buscarlas.
+_SIN_TILDE = re.compile(
+    r"(?<![\w/.\-])(?:rapido|clasificacion|validacion|evaluacion|configuracion|informacion|generacion|leccion|"
+    r"seccion|funcion|atencion|regresion|epocas?|parametros?|metricas?|numeros?)(?![\w])", re.IGNORECASE)
+_CODIGO = re.compile(r"`[^`]*`|\"[^\"]*\"|'[^']*'|--[\w-]+[ =]\S+|\w+=\S+")
 #: «267.8 MB», «5 GB»: con espacio es una cantidad; pegado («A100 80GB») es el nombre de una GPU.
 _UNIDAD_DECIMAL = re.compile(r"\d\s[KMGT]B\b")
 
@@ -133,6 +172,22 @@ def infracciones(texto: str) -> list[str]:
         for patron, motivo in _REGLAS:
             for m in patron.finditer(linea):
                 encontradas.append(f"«{m.group(0)}»: {motivo}, en la línea «{linea.strip()[:120]}»")
+        sin_argumentos = _ARGUMENTOS.sub(" ", linea)
+        for patron, motivo in _REGLAS_FUERA_DE_ARGUMENTOS:
+            for m in patron.finditer(sin_argumentos):
+                encontradas.append(f"«{m.group(0)}»: {motivo}, en la línea «{linea.strip()[:120]}»")
+        cientificos = _EXPONENTE_CON_CERO.findall(sin_argumentos) + _EXPONENTE_SIN_CERO.findall(sin_argumentos)
+        if _EXPONENTE_CON_CERO.search(sin_argumentos) and _EXPONENTE_SIN_CERO.search(sin_argumentos):
+            encontradas.append(f"«{' / '.join(cientificos[:2])}»: dos maneras de escribir el exponente en una línea "
+                               f"(una sola: formato.cientifico), en la línea «{linea.strip()[:120]}»")
+        elif cientificos and _DECIMAL_DIMINUTO.search(sin_argumentos) and " = " not in linea:
+            # («2.0e-05 = 0.00002» muestra a propósito el mismo valor de dos maneras)
+            encontradas.append(f"«{cientificos[0]}» junto a «{_DECIMAL_DIMINUTO.search(sin_argumentos).group(0)}…»: "
+                               f"notación científica y decimal en una misma línea (una sola), "
+                               f"en la línea «{linea.strip()[:120]}»")
+        for m in _SIN_TILDE.finditer(_CODIGO.sub(" ", linea)):
+            encontradas.append(f"«{m.group(0)}»: palabra sin su tilde (rápido, clasificación, época, parámetro...), "
+                               f"en la línea «{linea.strip()[:120]}»")
         if "iB" not in linea:
             for m in _UNIDAD_DECIMAL.finditer(linea):
                 encontradas.append(

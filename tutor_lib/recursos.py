@@ -729,6 +729,21 @@ class Receta:
     #: Congelar la matriz de embeddings (ver ``congelar_embeddings``) antes de entrenar.
     congelar_embeddings: bool = False
 
+    def __str__(self) -> str:
+        """La receta como se lee en las lecciones: ``320 ejemplos de entrenamiento, 5 épocas, lote 16, ...``."""
+        from tutor_lib.formato import cientifico, entero
+
+        def cuantos(n: int | None, que: str) -> str:
+            return f"todos los ejemplos de {que}" if n is None else f"{entero(n)} ejemplos de {que}"
+
+        epocas = entero(self.epocas) if float(self.epocas).is_integer() else str(self.epocas)
+        partes = [cuantos(self.muestras_entrenamiento, "entrenamiento"), cuantos(self.muestras_evaluacion, "evaluación"),
+                  f"{epocas} {'época' if self.epocas == 1 else 'épocas'}", f"learning_rate {cientifico(self.learning_rate)}",
+                  f"lote {self.lote}", f"max_length {self.max_length}"]
+        if self.congelar_embeddings:
+            partes.append("embeddings congelados")
+        return ", ".join(partes)
+
 
 #: Receta del modo rápido para multilingual-e5-small (``ruta_e5``): todas las reseñas, 5 épocas a lr 5e-5 y
 #: la matriz de embeddings congelada (96 de sus 118 millones de parámetros; casi todo el vocabulario de 250

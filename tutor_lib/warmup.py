@@ -27,6 +27,8 @@ import numbers
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
+from tutor_lib.formato import cientifico
+
 #: Schedules que se pueden calcular de antemano (todos los ``SchedulerType`` de
 #: transformers 5.24 salvo los que dependen de una métrica). Una prueba comprueba
 #: que esta lista coincide con la de la versión instalada.
@@ -425,7 +427,7 @@ def tabla_como_texto(filas: Sequence[FilaWarmup | tuple[int, float]]) -> str:
     """
     lineas = [f"{'Paso':>8}  {'Tasa de aprendizaje':>20}", f"{'-' * 8}  {'-' * 20}"]
     for paso, lr in filas:
-        lineas.append(f"{paso:>8d}  {lr:>20.3e}")
+        lineas.append(f"{paso:>8d}  {cientifico(lr, 3):>20}")
     return "\n".join(lineas)
 
 
@@ -507,7 +509,7 @@ def resumen_warmup(lr: float, pasos_totales: int, warmup: int | float, tipo: str
     tasas = tasas_de_aprendizaje(lr, total, w, tipo, **opciones)
     return (
         f"Pasos totales: {total} · pasos de warmup: {w} · "
-        f"tasa en el paso {paso}: {tasas[paso]:.3e} (máxima {lr:.1e})"
+        f"tasa en el paso {paso}: {cientifico(tasas[paso], 3)} (máxima {cientifico(lr, 1)})"
     )
 
 
@@ -523,7 +525,7 @@ def opciones_lr(lr: float) -> list[tuple[str, float]]:
     Se usa en los widgets de lessons/04_warmup_y_regularizacion.
     """
     valores = sorted(set(OPCIONES_LR) | {_validar_lr(lr)})
-    return [(f"{v:.1e}".replace("e-0", "e-"), v) for v in valores]
+    return [(cientifico(v, 1), v) for v in valores]
 
 
 def widget_warmup(

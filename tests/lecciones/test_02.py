@@ -174,7 +174,7 @@ def test_cuaderno_muestra_las_cifras_calculadas(tokenizer, parafrasis):
 
     nb, segundos = ejecutar_cuaderno(CUADERNO)
     texto = textos_de_salida(nb)
-    assert "Modo: rapido" in texto
+    assert "Modo: rápido" in texto
     # El tiempo no se afirma aquí (depende de la máquina): su meta vive en benchmarks/b_lecciones.py.
 
     # la carga directa y el DatasetDict

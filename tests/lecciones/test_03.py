@@ -299,7 +299,7 @@ def test_leccion_03_corre_y_muestra_las_cifras():
     ejemplos = _ejemplos_de_entrenamiento(receta)
     previstos = warmup.pasos_totales(ejemplos, receta.lote, receta.epocas)
     esperados = [
-        "Modo: rapido",
+        "Modo: rápido",
         "logging_steps                  500",
         "report_to                      []",
         "evaluation_strategy  → TypeError.",
@@ -373,3 +373,24 @@ def test_leccion_03_corre_y_muestra_las_cifras():
     assert "diferencia paso a paso, Trainer contra bucle a mano: mediana 0, máxima 0" in texto
     assert "diferencia paso a paso, bucle a mano contra Accelerate: mediana 0, máxima 0" in texto
     assert "distancia entre la mejor y la peor exactitud: 0.0 puntos" in texto
+    # Issue 43, punto 3: la frase sobre el tiempo lee la columna de la tabla (la mediana de segundos por paso)
+    por_paso = {m.group(1): float(m.group(2)) for m in re.finditer(
+        r"^(Trainer|bucle a mano|Accelerate) +\d+ +[\d.]+ +([\d.]+) ", texto, re.M)}
+    frase = re.search(r"segundos por paso: la más lenta \((.+?)\) tardó ([\d.]+) veces lo que la más rápida "
+                      r"\((.+?)\); (prácticamente lo mismo|más de lo que explica el código)", texto)
+    assert frase and len(por_paso) == 3, (frase, por_paso)
+    lenta, cociente, rapida, veredicto = frase.group(1), float(frase.group(2)), frase.group(3), frase.group(4)
+    assert por_paso[lenta] == max(por_paso.values()) and por_paso[rapida] == min(por_paso.values()), por_paso
+    assert abs(cociente - por_paso[lenta] / por_paso[rapida]) < 0.02 + 0.002 / por_paso[rapida], (cociente, por_paso)
+    assert (veredicto == "prácticamente lo mismo") == (cociente < 1.25)
+    # Issue 43, punto 18: la celda dice qué época dejó cargada load_best_model_at_end y si la pérdida de
+    # validación subió después de su mínimo, con las cifras de la tabla de evaluaciones
+    assert re.search(r"Checkpoint que quedó cargado: checkpoint-\d+ \(época \d, la de mayor exactitud", texto)
+    evaluaciones = [(float(m.group(1)), float(m.group(2))) for m in re.finditer(
+        r"^ +(\d\.\d) +\d+ +(\d+\.\d{4}) +[\d.]+ % +[\d.]+$", texto, re.M)][1:]  # sin la de eval_on_start
+    minima = min(evaluaciones, key=lambda e: e[1])
+    subio = any(perdida > minima[1] for epoca, perdida in evaluaciones if epoca > minima[0])
+    dicha = re.search(r"fue mínima en la época (\d) \(([\d.]+)\)", texto)
+    assert dicha and int(dicha.group(1)) == minima[0] and abs(float(dicha.group(2)) - minima[1]) < 0.0011, (
+        dicha, minima, evaluaciones)
+    assert ("señal de sobreajuste" in texto and "ninguna señal" not in texto) == subio, evaluaciones

@@ -168,7 +168,7 @@ def test_leccion_04_corre_y_muestra_las_cifras():
     texto = textos_de_salida(nb)
     # El tiempo no se afirma aquí (depende de la máquina): su meta vive en benchmarks/b_lecciones.py.
     esperados = [
-        "Modo: rapido",
+        "Modo: rápido",
         "paso 20: 2e-05 × 20/100 = 4.0e-06 = 0.000004",
         "paso 50: 2e-05 × 50/100 = 1.0e-05 = 0.000010",
         "Tasa del primer paso de optimización (paso 0): 0.0",

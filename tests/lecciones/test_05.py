@@ -139,7 +139,7 @@ def test_leccion_05_corre_y_muestra_las_cifras():
     # El tiempo no se afirma aquí (depende de la máquina): su meta vive en benchmarks/b_lecciones.py.
 
     esperados = [
-        "Modo: rapido",
+        "Modo: rápido",
         "paso 3          : step_begin · pre_optimizer_step · optimizer_step · step_end · log(loss) · "
         "prediction_step ×2 · log(eval) · evaluate · save",
         "cierre          : epoch_end · log(resumen) · train_end",

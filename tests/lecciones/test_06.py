@@ -198,7 +198,7 @@ def test_leccion_06_corre_y_muestra_las_cifras():
     assert "LOAD REPORT" not in texto and "newly initialized" not in texto
 
     esperados = [
-        "Modo: rapido",
+        "Modo: rápido",
         "negativas:    81 en entrenamiento (15.0 %)",
         "positivas:   459 en entrenamiento (85.0 %)",
         "→ aporte total N_c·w_c = 270.0",

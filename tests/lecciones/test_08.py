@@ -196,7 +196,7 @@ def test_cuaderno_muestra_las_cifras_calculadas():
 
     nb, segundos = ejecutar_cuaderno(CUADERNO)
     texto = textos_de_salida(nb)
-    assert "Modo: rapido" in texto
+    assert "Modo: rápido" in texto
     # red de seguridad contra cuelgues, no una meta: los tiempos se miden en benchmarks (b_lecciones)
     # El tiempo no se afirma aquí (depende de la máquina): su meta vive en benchmarks/b_lecciones.py.
     assert "salen de: multilingual-e5-small ajustado con el Trainer" in texto

@@ -114,7 +114,7 @@ def test_cuaderno_muestra_las_cifras_calculadas():
 
     nb, segundos = ejecutar_cuaderno(CUADERNO)
     texto = textos_de_salida(nb)
-    assert "Modo: rapido" in texto
+    assert "Modo: rápido" in texto
     # El tiempo no se afirma aquí (depende de la máquina): su meta vive en benchmarks/b_lecciones.py.
 
     # inicialización B = 0: salidas idénticas

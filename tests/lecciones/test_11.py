@@ -151,7 +151,7 @@ def test_leccion_11_cifras_clave():
     nb, segundos = ejecutar_cuaderno(LECCION)
     texto = textos_de_salida(nb)
     # El tiempo no se afirma aquí (depende de la máquina): su meta vive en benchmarks/b_lecciones.py.
-    assert "Modo: rapido" in texto
+    assert "Modo: rápido" in texto
 
     # Sección 2: tabla NF4 igual a la de bitsandbytes
     diferencia = float(re.search(r"Diferencia máxima entre las dos tablas: ([0-9.e+-]+)", texto).group(1))

@@ -139,7 +139,7 @@ def test_notebook_muestra_las_cifras_clave(juguete):
 
     nb, segundos = ejecutar_cuaderno(LECCION)
     texto = textos_de_salida(nb)
-    assert "Modo: rapido" in texto
+    assert "Modo: rápido" in texto
     # El tiempo no se afirma aquí (depende de la máquina): su meta vive en benchmarks/b_lecciones.py.
 
     # Máscara del asistente: la misma cuenta que hace transformers con la plantilla del juguete.

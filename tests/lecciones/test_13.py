@@ -150,7 +150,7 @@ def comprobar_salidas(nb) -> None:
         s.get("text", "") for c in nb.cells if c.cell_type == "code" for s in c.get("outputs", [])
         if s.get("name") == "stdout"
     )
-    assert "Modo: rapido" in texto
+    assert "Modo: rápido" in texto
     assert "Cada corrida: 2 procesos en la CPU, con gloo." in texto
 
     # 1. DDP a mano: dos procesos, cada uno con su mitad, y el gradiente promediado = el del lote entero.

@@ -135,7 +135,7 @@ def test_notebook_mide_antes_y_despues_y_sirve_el_modelo(tokenizer_smollm2):
 
     nb, segundos = ejecutar_cuaderno(LECCION)
     texto = textos_de_salida(nb)
-    assert "Modo: rapido" in texto
+    assert "Modo: rápido" in texto
 
     # 1. La cuenta de memoria elige el modelo que el curso usa en modo completo.
     assert "Elegido: Qwen/Qwen2.5-1.5B-Instruct" in texto

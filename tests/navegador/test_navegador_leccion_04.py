@@ -18,7 +18,7 @@ def test_leccion_04_run_all(pagina, servidor_jupyter):
     ejecutar_todo(pagina, panel)
     esperar_ejecucion(pagina, panel)
     assert errores_en_salidas(panel) == []
-    assert panel.locator(".jp-OutputArea-output", has_text="Modo: rapido").count() >= 1
+    assert panel.locator(".jp-OutputArea-output", has_text="Modo: rápido").count() >= 1
 
     # widget de warmup de la lección: 1000 ejemplos, lote 16, 3 épocas, warmup 0.06
     texto = panel.locator(".widget-html-content", has_text=re.compile(r"^Pasos totales:"))

@@ -54,7 +54,7 @@ def test_widget_warmup_responde_a_deslizadores(pagina, servidor_jupyter):
     mover_con_teclado(panel, "Tasa de aprendizaje", "ArrowRight", 3)
     escribir_lectura(panel, "Paso a consultar", "15")
     esperado = warmup.resumen_warmup(1e-4, total, 0.10, "linear", 15)
-    assert "tasa en el paso 15: 7.895e-05" in esperado  # 1e-4 × 15/19
+    assert "tasa en el paso 15: 7.895e-5" in esperado  # 1e-4 × 15/19
     esperar_igual(lambda: texto.inner_text().strip(), esperado, "texto tras cambiar lr y paso")
     assert lectura(panel, "Tasa de aprendizaje") == "1.0e-4"
     imagen.scroll_into_view_if_needed()  # para la captura final: texto y gráfica a la vista

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tutor_lib.comandos import Resultado
-from tutor_lib.entorno import comprobar_requisitos
+from tutor_lib.entorno import NOMBRES_MODO, comprobar_requisitos
 
 NOMBRE = "doctor"
 AYUDA = "Revisa el entorno: paquetes, GPU, acceso al Hub y modo del curso."
@@ -24,10 +24,14 @@ def ejecutar(args) -> Resultado:
         if c.consejo:
             lineas.append(f"        → {c.consejo}")
     faltan = [c for c in comprobaciones if c.obligatoria and not c.ok]
-    modo = next(c for c in comprobaciones if c.nombre == "Modo").detalle.split()[0]
+    # la línea dice el modo en el texto («rápido»); --json da el valor del código («rapido»)
+    escrito = next(c for c in comprobaciones if c.nombre == "Modo").detalle.split()[0]
+    modo = {texto: valor for valor, texto in NOMBRES_MODO.items()}.get(escrito, escrito)
     lineas.append("")
     lineas.append(
-        "Todo listo." if not faltan else f"Faltan {len(faltan)} requisitos obligatorios: revisa las líneas [FALTA]."
+        "Todo listo." if not faltan else (
+            "Falta 1 requisito obligatorio: revisa la línea [FALTA]." if len(faltan) == 1
+            else f"Faltan {len(faltan)} requisitos obligatorios: revisa las líneas [FALTA].")
     )
     datos = {
         "modo": modo,

@@ -17,6 +17,7 @@ from __future__ import annotations
 from tutor_lib import warmup, warmup_puro
 from tutor_lib.comandos import Resultado, leer_pasos
 from tutor_lib.comandos.analizador import entero_positivo, real_positivo
+from tutor_lib.formato import cientifico
 
 NOMBRE = "warmup"
 AYUDA = "Calcula la tasa de aprendizaje de cada paso (warmup + schedule) como lo haría el Trainer."
@@ -96,7 +97,7 @@ def ejecutar(args) -> Resultado:
         "opciones": opciones,
     }
     lineas = [
-        f"Schedule {args.tipo!r}, lr máxima {args.lr:g}: {total} pasos de optimización, {pasos_warmup} de warmup.",
+        f"Schedule {args.tipo!r}, lr máxima {cientifico(args.lr)}: {total} pasos de optimización, {pasos_warmup} de warmup.",
         "",
         warmup.tabla_como_texto(filas),
         "",
@@ -110,18 +111,18 @@ def ejecutar(args) -> Resultado:
         )
     elif 0 < pasos_warmup < total:
         lineas.append(
-            f"Durante el warmup ({_pasos(pasos_warmup)}) la tasa sube desde {tasas[0]:.3e} (paso 0) hasta {args.lr:g}."
+            f"Durante el warmup ({_pasos(pasos_warmup)}) la tasa sube desde {cientifico(tasas[0], 3)} (paso 0) hasta {cientifico(args.lr)}."
         )
     elif pasos_warmup >= total:
         lineas.append(
-            f"Todo el entrenamiento es warmup: la tasa sube desde {tasas[0]:.3e} (paso 0) "
-            f"hasta {tasas[-1]:.3e} (paso {total - 1})."
+            f"Todo el entrenamiento es warmup: la tasa sube desde {cientifico(tasas[0], 3)} (paso 0) "
+            f"hasta {cientifico(tasas[-1], 3)} (paso {total - 1})."
         )
         maxima = max(tasas)
         if maxima < args.lr:
-            detalle = f"la tasa nunca llega a --lr {args.lr:g} (la mayor es {maxima:.3e})"
+            detalle = f"la tasa nunca llega a --lr {cientifico(args.lr)} (la mayor es {cientifico(maxima, 3)})"
         else:
-            detalle = f"la tasa llega a --lr {args.lr:g} solo en el último paso"
+            detalle = f"la tasa llega a --lr {cientifico(args.lr)} solo en el último paso"
         avisos.append(
             f"el warmup ({_pasos(pasos_warmup)}) no es más corto que el entrenamiento ({_pasos(total)}): "
             f"{detalle} y no queda ningún paso para que el schedule la baje. "

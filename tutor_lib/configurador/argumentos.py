@@ -231,8 +231,9 @@ def _comentario(clave: str, valor: Any, c: Configuracion, total: int, precision_
     if clave == "warmup_steps":
         pasos = _warmup.pasos_de_warmup(valor, total)
         if isinstance(valor, float) and valor < 1:
-            return f"fracción: {_pct(valor, 1 if (valor * 100) % 1 else 0)} de {total} pasos = {pasos} pasos de warmup"
-        return f"{pasos} de {total} pasos"
+            return (f"fracción: {_pct(valor, 1 if (valor * 100) % 1 else 0)} de {total} pasos = "
+                    f"{pasos} {'paso' if pasos == 1 else 'pasos'} de warmup")
+        return f"{pasos} de {total} {'paso' if total == 1 else 'pasos'}"
     if clave == "gradient_accumulation_steps":
         return f"lote efectivo {c.lote_efectivo}"
     if clave in ("fp16", "bf16") and valor:
@@ -245,7 +246,8 @@ def _comentario(clave: str, valor: Any, c: Configuracion, total: int, precision_
     if clave == "use_cpu":
         return "sin GPU"
     if clave == "logging_steps":
-        return f"≈ {total // _pasos_de_intervalo(valor, total)} registros en {total} pasos"
+        registros = total // _pasos_de_intervalo(valor, total)
+        return f"≈ {registros} {'registro' if registros == 1 else 'registros'} en {total} {'paso' if total == 1 else 'pasos'}"
     if clave == "num_train_epochs":
         return f"{total} pasos de optimización en total"
     if clave == "report_to":

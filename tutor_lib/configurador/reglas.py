@@ -105,7 +105,8 @@ def _limite_epocas(c: Configuracion) -> tuple[float, str, str]:
 
 def _regla_epocas(c: Configuracion, epocas: float) -> Hallazgo:
     limite, motivo, fuente = _limite_epocas(c)
-    texto_epocas = f"{epocas:g} épocas" if c.max_pasos <= 0 else f"max_steps={c.max_pasos} (≈ {epocas:.2g} épocas)"
+    texto_epocas = (f"{epocas:g} {'época' if epocas == 1 else 'épocas'}" if c.max_pasos <= 0
+                    else f"max_steps={c.max_pasos} (≈ {epocas:.2g} {'época' if epocas == 1 else 'épocas'})")
     if epocas > limite:
         return Hallazgo(
             "aviso", "num_train_epochs",

@@ -301,7 +301,8 @@ class Revision:
         etiquetas = {"ok": "[OK]   ", "aviso": "[AVISO]", "error": "[ERROR]"}
         c = self.configuracion
         lineas = [
-            f"Método: {c.metodo} ({c.tarea_efectiva}), " + entero(c.parametros) + " parámetros",
+            f"Método: {c.metodo} ({_TAREAS_EN_TEXTO.get(c.tarea_efectiva, c.tarea_efectiva)}), "
+            + entero(c.parametros) + " parámetros",
             f"Lote efectivo: {self.lote_efectivo} · pasos por época: {self.pasos_por_epoca} · "
             f"pasos totales: {self.pasos_totales} · pasos de warmup: {self.pasos_warmup}",
             _texto_memoria(self),
@@ -334,3 +335,8 @@ def _como_configuracion(configuracion: Any, opciones: dict[str, Any]) -> Configu
             f"revisar_configuracion(metodo='lora', ...)); recibí {type(configuracion).__name__}."
         )
     return dataclasses.replace(configuracion, **opciones) if opciones else configuracion
+
+
+#: Cómo se escribe cada tarea en el texto (el valor del código, ``"clasificacion"``, va sin tilde).
+_TAREAS_EN_TEXTO = {"clasificacion": "clasificación", "causal": "modelo de lenguaje causal",
+                    "mascara": "modelo de lenguaje con máscara", "base": "sin cabeza"}
