@@ -68,6 +68,9 @@ def evaluar(modelo, cargador):
         "nombre": "error típico: olvida zero_grad (los gradientes se suman de un paso al siguiente)",
         "celdas": {"solucion-1": _PASO_CORRECTO.replace("    optimizador.zero_grad()\n", "")},
         "puntos": (6, 9),
+        # la primera de los errores típicos: se califica en cada `make test`; su pista nombra el error
+        "pistas": {"prueba-1-varios-pasos": ["suma también el gradiente del primer lote"],
+                   "prueba-1-programador": ["gradientes de los lotes anteriores", "zero_grad"]},
     },
     {
         "nombre": "error típico: zero_grad entre backward y step (el optimizador no recibe gradiente)",

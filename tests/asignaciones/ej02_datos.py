@@ -68,6 +68,9 @@ def tokenizar(ejemplos):
 ''',
         },
         "puntos": (7, 9),
+        # la primera de los errores típicos: se califica en cada `make test`; su pista nombra el error
+        "pistas": {"prueba-1-par": ["[SEP] y debería tener 2", "dos oraciones al tokenizer como dos argumentos"],
+                   "prueba-1-truncar": ["no lleva dos [SEP]", "como dos argumentos"]},
     },
     {
         "nombre": "error típico: rellena a MAX_TOKENS al tokenizar y en el collator (padding='max_length')",

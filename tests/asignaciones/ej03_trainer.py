@@ -90,6 +90,10 @@ def pasos_del_trainer(ejemplos, lote, epocas, acumulacion=1):
 ''',
         },
         "puntos": (7, 9),
+        # la primera de los errores típicos: se califica en cada `make test`; su pista nombra el error
+        "pistas": {"prueba-1-acumulacion": ["techo de los pasos por época",
+                                            "el último paso acumula los lotes que sobran"],
+                   "prueba-1-trainer": ["con un solo techo", "también los pasos de cada época"]},
     },
     {
         "nombre": "error típico: argmax sobre el eje de los ejemplos (axis=0)",

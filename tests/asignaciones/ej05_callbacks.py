@@ -145,6 +145,8 @@ class ParadaPorPerdida(TrainerCallback):
         "nombre": "error típico: greater_is_better no se pasa (se deduce del nombre de la métrica)",
         "celdas": {"solucion-1": _ARGUMENTOS},
         "puntos": (11, 11),
+        # la primera de los errores típicos: se califica en cada `make test`; su pista nombra el error
+        "pistas": {"prueba-args-oculta": ["greater_is_better quedó en True", "lo deduce del nombre de la métrica"]},
     },
     {
         "nombre": "error típico: el umbral también decide cuál es el mejor checkpoint",

@@ -53,6 +53,10 @@ def crear_perdida_ponderada(pesos):
 ''',
         },
         "puntos": (6, 6),
+        # la primera de los errores típicos: se califica en cada `make test`; su pista nombra el error
+        "pistas": {"prueba-perdida-forma": ["se esperaba forma ()", "llegó forma (0,)"],
+                   "prueba-perdida-a-mano": ["llegó forma (0,)"],
+                   "prueba-perdida-oculta": ["llegó forma (0,)"]},
     },
     {
         "nombre": "error típico: pesos 1/N_c sin normalizar",

@@ -97,6 +97,10 @@ VARIANTES = [
         "nombre": "error típico: la precisión mixta «ahorra la mitad» (8 bytes por parámetro)",
         "celdas": {"solucion-1": _BYTES_ZERO.replace('"mixta": (2, 2, 8, 4)', '"mixta": (2, 2, 4, 0)')},
         "puntos": (8, 10),
+        # la primera de los errores típicos: se califica en cada `make test`; su pista nombra el error
+        "pistas": {"prueba-1-totales": ["tras un paso con autocast", "¿cambió respecto de fp32?"],
+                   "prueba-1-componentes": ["no ahorra memoria de estado"],
+                   "prueba-2-gib": ["bytes_por_parametro('mixta')", "corrige primero la parte 1"]},
     },
     {
         "nombre": "error típico: GiB calculado con 10**9 (confunde GB y GiB)",

@@ -67,6 +67,9 @@ VARIANTES = [
             "precision = vp / (vp + fp) if (vp + fp) > 0 else 0.0\n    recall = vp / (vp + fn) if (vp + fn) > 0 else 0.0",
             "precision = vp / (vp + fn) if (vp + fn) > 0 else 0.0\n    recall = vp / (vp + fp) if (vp + fp) > 0 else 0.0")},
         "puntos": (9, 11),
+        # la primera de los errores típicos: se califica en cada `make test`; su pista nombra el error
+        "pistas": {"prueba-2-leccion": ["Ese valor es el recall", "intercambiaste precisión y recall"],
+                   "prueba-2-sklearn": ["tu valor es el recall", "Intercambiaste precisión y recall"]},
     },
     {
         "nombre": "error típico: matriz de confusión traspuesta (filas = predicción)",

@@ -80,6 +80,10 @@ VARIANTES = [
             'validacion = [r for r in log_history if r.get("eval_loss") is not None]',
             'validacion = [r for r in log_history if r.get("eval_loss") is not None and math.isfinite(r["eval_loss"])]')},
         "puntos": (6, 8),
+        # la primera de los errores típicos: se califica en cada `make test`; su pista nombra el error
+        "pistas": {"prueba-1-trainer": ["Los nan deben conservarse"],
+                   "prueba-2-ocultas": ["Esta curva termina en nan", "conserva los nan"],
+                   "prueba-2-evidencia-oculta": ["tu evidencia dice que no", "conserva los nan"]},
     },
     {
         "nombre": "error típico: ruido absoluto (sin dividir entre la pérdida inicial)",

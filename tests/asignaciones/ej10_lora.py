@@ -74,6 +74,8 @@ def fusionar(capa):
         "nombre": "error típico: ignora GQA (k_proj y v_proj de hidden_size → hidden_size)",
         "celdas": {"solucion-1": _PARAMETROS_SIN_GQA},
         "puntos": (9, 9),
+        # la primera de los errores típicos: se califica en cada `make test`; su pista nombra el error
+        "pistas": {"prueba-1-gqa": ["menos cabezas de clave/valor que de consulta"]},
     },
     {
         "nombre": "error típico: olvida multiplicar por el número de capas",

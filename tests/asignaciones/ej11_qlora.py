@@ -86,6 +86,9 @@ def descuantizar(codigos, absmax, bloque=64):
 ''',
         },
         "puntos": (8, 8),
+        # la primera de los errores típicos: se califica en cada `make test`; su pista nombra el error
+        "pistas": {"prueba-1-ejemplo": ["¿Redondeas al entero más cercano?"],
+                   "prueba-1-error": ["se trunca en vez de redondear", "Redondeas al entero más cercano"]},
     },
     {
         "nombre": "error típico: solo funciona si el largo es múltiplo del bloque (view(-1, bloque))",

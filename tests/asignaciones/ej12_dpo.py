@@ -53,6 +53,9 @@ def dpo_loss(pol_elegida, pol_rechazada, ref_elegida, ref_rechazada, beta=0.1):
 ''',
         },
         "puntos": (9, 9),
+        # la primera de los errores típicos: se califica en cada `make test`; su pista nombra el error
+        "pistas": {"prueba-1-ln2": ["β · ln 2", "dentro del logsigmoid"],
+                   "prueba-1-formula": ["β va dentro del logsigmoid"]},
     },
     {
         "nombre": "error típico: torch.log(torch.sigmoid(...)) (infinito con márgenes extremos)",

@@ -106,6 +106,10 @@ VARIANTES = [
         },
         # sincronía 1 + broadcast 2 + partes 3 y 4 (8)
         "puntos": (11, 11),
+        # la primera de los errores típicos: se califica en cada `make test`; su pista nombra el error
+        "pistas": {"prueba-1-referencia": ["all_reduce suma", "te falta dividir por dist.get_world_size()"],
+                   "prueba-1-congelados": ["Valen 2 veces lo esperado", "te falta dividir"],
+                   "prueba-2-entrenamiento": ["revisa también la parte 1"]},
     },
     {
         "nombre": "error típico: divide por un 2 fijo (bien con 2 procesos, mal con los 3 de las pruebas ocultas)",

@@ -58,6 +58,8 @@ def perdida_y_perplejidad(logits, etiquetas):
 ''',
         },
         "puntos": (TOTAL - 2, TOTAL - 2),
+        # la primera de los errores típicos: se califica en cada `make test`; su pista nombra el error
+        "pistas": {"prueba-1-lote": ["¿Promedias cada fila por separado?"]},
     },
     {
         "nombre": "error típico: rellena a la derecha",
