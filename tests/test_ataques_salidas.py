@@ -306,6 +306,19 @@ def _nacimiento(pid: int) -> int:
         return -1
 
 
+def _privada(pid: int) -> int:
+    """Bytes que solo ese proceso ocupa (``Private_Clean`` + ``Private_Dirty``); 0 si ya no existe."""
+    total = 0
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for linea in f:
+                if linea.startswith(("Private_Clean:", "Private_Dirty:")):
+                    total += int(linea.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return 0
+    return total
+
+
 def _kib(valor: str | None) -> int:
     return int(valor.split()[0]) * 1024 if valor else 0
 
@@ -316,7 +329,10 @@ class _Memoria:
     Los kernels (en su propio espacio de PID) no cuentan: su memoria la acota el aislamiento.
     Tampoco lo que este proceso ya tenía corriendo al empezar (con ``make test`` sin procesos paralelos, el
     JupyterLab de las pruebas del navegador sigue vivo con el kernel de una lección: no es de esta corrida).
-    Se anota el pico (``VmHWM``) de cada proceso y, del servidor de precarga, lo que ocupa.
+    De cada proceso se anota el pico de su memoria **privada** (``Private_Clean`` + ``Private_Dirty`` de
+    ``/proc/PID/smaps_rollup``, muestreada cada 0.1 s), no su RSS: un hijo que nace por ``fork`` de este
+    proceso (un trabajador de Dask) comparte sus páginas, y en ``make test``, con torch y las lecciones ya
+    cargadas, su RSS pasaba de 1.2 GiB sin haber reservado nada. Del servidor de precarga, lo mismo.
     """
 
     def __init__(self):
@@ -370,11 +386,11 @@ class _Memoria:
                     carpeta = os.readlink(f"/proc/{pid}/cwd")  # nbgrader: curso/; juez: juez/<id>/
                 except OSError:
                     linea = carpeta = ""
-                pico = max(_kib(e.get("VmHWM")), _kib(e.get("VmRSS")))
+                pico = _privada(pid)
                 if pico > self.picos.get(pid, (0, ""))[0]:
                     self.picos[pid] = (pico, f"{carpeta[-40:]} | {linea[:150]}")
                 if "--servir" in linea and ppid == self.propio:
-                    self.servidor = max(self.servidor, _kib(e.get("VmRSS")))
+                    self.servidor = max(self.servidor, pico)
 
     def terminar(self) -> dict:
         self._fin.set()
@@ -668,15 +684,23 @@ def test_el_juez_nunca_repite_el_texto_de_una_excepcion_del_estudiante():
 
 def test_la_medida_de_memoria_cuenta_solo_lo_que_nace_durante_la_corrida():
     """La medida de arriba no culpa a la corrida de lo que ya corría (en CI, el JupyterLab de las pruebas del
-    navegador con el kernel de una lección: 3431 MiB) y sí ve a un hijo que nace durante la medida."""
+    navegador con el kernel de una lección: 3431 MiB) ni de las páginas que un hijo por fork comparte con este
+    proceso (un trabajador de Dask: 1264 MiB de RSS en CI), y sí ve a un hijo que nace durante la medida."""
     import subprocess
     import sys
 
     codigo = "import sys, time; x = bytearray(int(sys.argv[1]) * 2**20); x[::4096] = b'1' * len(x[::4096]); time.sleep(30)"
     previo = subprocess.Popen([sys.executable, "-c", codigo, "300"])
+    # este proceso, grande (como pytest con torch cargado), y un hijo por fork que comparte sus páginas sin reservar
+    grande = bytearray(600 * MIB)
+    grande[::4096] = b"1" * len(grande[::4096])
     time.sleep(1.5)
     memoria = _Memoria()
     nuevo = subprocess.Popen([sys.executable, "-c", codigo, "120"])
+    bifurcado = os.fork()
+    if bifurcado == 0:
+        time.sleep(3)
+        os._exit(0)
     try:
         time.sleep(2.5)
     finally:
@@ -684,4 +708,6 @@ def test_la_medida_de_memoria_cuenta_solo_lo_que_nace_durante_la_corrida():
         for proceso in (previo, nuevo):
             proceso.kill()
             proceso.wait()
+        os.waitpid(bifurcado, 0)
+    del grande
     assert 100 * MIB < medida["pico_descendiente"] < 250 * MIB, {k: v for k, v in medida.items() if k != "mayores"}
