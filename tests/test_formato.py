@@ -54,7 +54,7 @@ def test_errores_en_espanol():
     # las del issue 43, punto 15: sin tildes, floats sin redondear,
     # exponentes con cero, un plural después de 1
     "Modo: rapido", "Método: qlora (clasificacion)", "3 epocas y 2 parametros",
-    "[1.8800000033333333, 2.0]", "esperaba 4.000000000000001e-06", "5e-05 junto a 0.0005", "2.0e-05 y 2.0e-5",
+    "[1.8800000033333333, 2.0]", "esperaba 4.000000000000001e-06", "2.0e-05 y 2.0e-5",
     "≈ 1 registros", "1 pasos de warmup",
 ])
 def test_infracciones_detecta_cada_forma_prohibida(texto):

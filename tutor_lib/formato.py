@@ -147,9 +147,12 @@ _REGLAS_FUERA_DE_ARGUMENTOS = (
 )
 _ARGUMENTOS = re.compile(r"\w+=\S+")
 #: Un mismo valor escrito de dos maneras en una línea («5e-05» junto a «2e-5», o junto a «0.0005»).
+#: Python escribe el exponente con dos cifras como mínimo (``5e-05``, ``3.4e+38``); el curso, con las justas
+#: (``5e-5``, ``formato.cientifico``): una línea con las dos formas mezcla convenciones.
 _EXPONENTE_CON_CERO = re.compile(r"(?<![\w.])\d+(?:\.\d+)?e[+-]0\d\b")
-_EXPONENTE_SIN_CERO = re.compile(r"(?<![\w.])\d+(?:\.\d+)?e[+-]?[1-9]\d*\b")
-_DECIMAL_DIMINUTO = re.compile(r"(?<![\w.])0\.000\d")
+_EXPONENTE_SIN_CERO = re.compile(r"(?<![\w.])\d+(?:\.\d+)?e[+-]?[1-9]\b")
+#: Los pares ``'clave': valor`` de un dict o un JSON que se muestra tal cual (``log_history``): datos, no texto.
+_PARES = re.compile(r"""['"][\w .-]+['"]: [^,}]+""")
 #: Palabras del curso que en el texto siempre llevan tilde; sin ella solo aparecen como valor en el código
 #: (``modo="rapido"``, ``--modo rapido``, ``TUTOR_MODO=rapido``), que :data:`_CODIGO` quita antes de buscarlas.
 _SIN_TILDE = re.compile(
@@ -172,7 +175,7 @@ def infracciones(texto: str) -> list[str]:
         for patron, motivo in _REGLAS:
             for m in patron.finditer(linea):
                 encontradas.append(f"«{m.group(0)}»: {motivo}, en la línea «{linea.strip()[:120]}»")
-        sin_argumentos = _ARGUMENTOS.sub(" ", linea)
+        sin_argumentos = _PARES.sub(" ", _ARGUMENTOS.sub(" ", linea))
         for patron, motivo in _REGLAS_FUERA_DE_ARGUMENTOS:
             for m in patron.finditer(sin_argumentos):
                 encontradas.append(f"«{m.group(0)}»: {motivo}, en la línea «{linea.strip()[:120]}»")
@@ -180,11 +183,6 @@ def infracciones(texto: str) -> list[str]:
         if _EXPONENTE_CON_CERO.search(sin_argumentos) and _EXPONENTE_SIN_CERO.search(sin_argumentos):
             encontradas.append(f"«{' / '.join(cientificos[:2])}»: dos maneras de escribir el exponente en una línea "
                                f"(una sola: formato.cientifico), en la línea «{linea.strip()[:120]}»")
-        elif cientificos and _DECIMAL_DIMINUTO.search(sin_argumentos) and " = " not in linea:
-            # («2.0e-05 = 0.00002» muestra a propósito el mismo valor de dos maneras)
-            encontradas.append(f"«{cientificos[0]}» junto a «{_DECIMAL_DIMINUTO.search(sin_argumentos).group(0)}…»: "
-                               f"notación científica y decimal en una misma línea (una sola), "
-                               f"en la línea «{linea.strip()[:120]}»")
         for m in _SIN_TILDE.finditer(_CODIGO.sub(" ", linea)):
             encontradas.append(f"«{m.group(0)}»: palabra sin su tilde (rápido, clasificación, época, parámetro...), "
                                f"en la línea «{linea.strip()[:120]}»")

@@ -221,7 +221,7 @@ def comprobar_salidas(nb) -> None:
     # 7. Trampa 3 y su arreglo: con cpu=True, dos procesos; sin cuidado escriben los dos, con cuidado uno.
     _repartida_de_verdad(_salidas_de_celda(nb, 'torchrun("quien_soy.py", "torchrun_con_cpu"'))
     archivos = _salidas_de_celda(nb, '("sin_cuidado.txt", "con_cuidado.txt")')
-    assert "sin_cuidado.txt: 2 escrituras" in archivos and "con_cuidado.txt: 1 escrituras" in archivos
+    assert "sin_cuidado.txt: 2 escrituras" in archivos and "con_cuidado.txt: 1 escritura" in archivos
     assert "checkpoint del rango 1" in archivos.split("con_cuidado.txt")[0]
     assert "checkpoint del rango 1" not in archivos.split("con_cuidado.txt")[1]
 
