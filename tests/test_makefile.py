@@ -31,6 +31,12 @@ INSTALA_PAQUETE = re.compile(r"pip install -e \.\s*$", re.M)
 INSTALA_EXTRAS = re.compile(r"pip install -e \"?\.\[dev,navegador\]\"?\s*$", re.M)
 
 
+def _sin_make_padre() -> dict:
+    """El entorno sin las variables de un make que nos llamó (``make test`` corre pytest): con ellas, el make de
+    la prueba sería un sub-make y escribiría «make[1]: Entering directory» entre las órdenes."""
+    return {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES")}
+
+
 @pytest.fixture
 def copia(tmp_path):
     """Una copia del Makefile y de pyproject.toml en una carpeta sin entorno virtual."""
@@ -40,7 +46,8 @@ def copia(tmp_path):
 
 
 def _simular(carpeta: Path, objetivo: str) -> str:
-    r = subprocess.run(["make", "-n", objetivo], cwd=carpeta, capture_output=True, text=True, timeout=60)
+    r = subprocess.run(["make", "-n", objetivo], cwd=carpeta, capture_output=True, text=True, timeout=60,
+                       env=_sin_make_padre())
     assert r.returncode == 0, r.stderr
     return r.stdout
 
@@ -101,7 +108,8 @@ def _python_falso(carpeta: Path) -> Path:
 
 
 def _make(carpeta: Path, objetivo: str) -> None:
-    r = subprocess.run(["make", objetivo], cwd=carpeta, capture_output=True, text=True, timeout=60)
+    r = subprocess.run(["make", objetivo], cwd=carpeta, capture_output=True, text=True, timeout=60,
+                       env=_sin_make_padre())
     assert r.returncode == 0, r.stdout + r.stderr
 
 
