@@ -219,7 +219,7 @@ def test_leccion_06_corre_y_muestra_las_cifras():
     faltan = [e for e in esperados if e not in texto]
     assert not faltan, f"no encontré en las salidas: {faltan}"
 
-    a_mano, funcion = _numeros(r"/ 2 = (\S+)\nperdida_ponderada:\s+(\S+)", texto)
+    a_mano, funcion = _numeros(r"/ 2 = (\S+)\n+perdida_ponderada:\s+(\S+)", texto)
     assert a_mano == funcion
     con_funcion, con_subclase = _numeros(r"compute_loss_func: (\S+) \| subclase: (\S+) \|", texto)
     assert con_funcion == con_subclase
