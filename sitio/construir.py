@@ -201,7 +201,7 @@ def paginas_tutor() -> dict[str, str]:
     from tutor_lib.cli import construir_parser
 
     parser = construir_parser()
-    grupo = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    grupo = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     resumenes = {a.dest: a.help for a in grupo._choices_actions}
     paginas = {}
     for nombre, sub in grupo.choices.items():

@@ -15,6 +15,7 @@ con un HOME falso, le habla por HTTP y WebSocket como el navegador y lo cierra c
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import os
 import re
@@ -234,6 +235,13 @@ async def _escribir_en_terminal(base: str, token: str, nombre: str, orden: str, 
     return texto
 
 
+def _en_otro_hilo(corrutina):
+    """``asyncio.run`` en un hilo propio: bajo make test el Playwright de las pruebas del navegador (fixture de
+    sesión) deja un bucle de eventos corriendo en el hilo principal, y ahí asyncio.run se niega."""
+    with concurrent.futures.ThreadPoolExecutor(1) as hilo:
+        return hilo.submit(asyncio.run, corrutina).result()
+
+
 def _post(url: str) -> dict:
     return json.load(urllib.request.urlopen(urllib.request.Request(url, data=b"{}", method="POST"), timeout=30))
 
@@ -283,11 +291,11 @@ def test_tutor_curso_de_verdad(tmp_path):
 
         # 17: un kernel arranca y responde (su aviso, si lo hubiera, iría a la salida de tutor curso)
         kernel = _post(f"{base}/api/kernels?token={token}")["id"]
-        pid_kernel = int(asyncio.run(_ejecutar_en_kernel(base, token, kernel, "import os; print(os.getpid())")))
+        pid_kernel = int(_en_otro_hilo(_ejecutar_en_kernel(base, token, kernel, "import os; print(os.getpid())")))
 
         # 13: la terminal encuentra el python del curso aunque el .bashrc ponga otro delante
         terminal = _post(f"{base}/api/terminals?token={token}")["name"]
-        texto = asyncio.run(_escribir_en_terminal(
+        texto = _en_otro_hilo(_escribir_en_terminal(
             base, token, terminal, "command -v python pip jupyter tutor; echo LIS''TO", "LISTO"))
         rutas = set(re.findall(r"(/\S+/(?:python|pip|jupyter|tutor))\b", texto))
         assert {str(BINARIOS / o) for o in ("python", "pip", "jupyter", "tutor")} <= rutas, texto
