@@ -33,6 +33,13 @@ def el_uno_no_termina():
     return t.item()
 
 
+TOPE, PISO, HUECO, TERCIO = float("inf"), float("-inf"), float("nan"), 1 / 3
+
+
+def usa_constantes_raras():
+    return [TOPE, PISO, HUECO != HUECO, TERCIO == 1 / 3]
+
+
 def falla_con_clave():
     return {"a": 1}["b"]
 
@@ -59,6 +66,13 @@ def test_un_proceso_que_no_termina_se_mata_a_tiempo():
         lanzar("el_uno_no_termina()", 2, funciones=[el_uno_no_termina], tiempo_max=8, tiempo_colectivas=3)
     assert time.monotonic() - inicio < 18
     assert "Traceback" not in str(error.value)
+
+
+@pytest.mark.timeout(120)
+def test_las_constantes_inf_y_nan_llegan_a_cada_proceso():
+    """repr(float('inf')) es «inf»: copiada tal cual, la constante sería un nombre sin definir en el proceso."""
+    assert lanzar("usa_constantes_raras()", 2, funciones=[usa_constantes_raras]) == [
+        [float("inf"), float("-inf"), True, True]] * 2
 
 
 @pytest.mark.timeout(120)

@@ -124,7 +124,10 @@ def _programa(funciones: dict) -> list[str]:
             elif type(valor) is types.ModuleType:
                 vistos.add(usado)
                 trozos.append(f"import {valor.__name__} as {usado}\n")
-            elif valor is None or type(valor) in (bool, int, float) or (type(valor) is str and len(valor) < 10_000):
+            elif type(valor) is float:  # repr(inf) es «inf», un nombre que el proceso no conoce: float('inf') sí
+                vistos.add(usado)
+                trozos.append(f"{usado} = float({repr(valor)!r})\n")
+            elif valor is None or type(valor) in (bool, int) or (type(valor) is str and len(valor) < 10_000):
                 vistos.add(usado)
                 trozos.append(f"{usado} = {valor!r}\n")
     return trozos
