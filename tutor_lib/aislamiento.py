@@ -647,7 +647,7 @@ def rutas_necesarias() -> list[str]:
         if prefijo and os.path.isdir(prefijo) and os.path.realpath(prefijo) not in _AMPLIAS:
             rutas.add(prefijo)
     rutas.add(str(Path(tutor_lib.__file__).resolve().parent))
-    from tutor_lib.recursos import carpeta_cache  # TUTOR_CACHE o ~/.cache/tutor_lib: el modelo convertido
+    from tutor_lib.cache import carpeta_cache  # TUTOR_CACHE o ~/.cache/tutor_lib: el modelo convertido
     cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
     hf = Path(os.environ.get("HF_HOME", cache / "huggingface"))
     rutas |= {str(carpeta_cache()), str(hf / "hub"), str(hf / "datasets")}

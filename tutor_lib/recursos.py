@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tutor_lib import entorno
+from tutor_lib.cache import carpeta_cache, carpeta_temporal, publicar_carpeta  # noqa: F401 (parte de recursos)
 
 CARPETA_DATOS = Path(__file__).resolve().parent / "datos"
 #: Los ``config.json`` de los modelos del Hub que nombra el modo completo (sin pesos; ver datos/MODELOS.md).
@@ -476,43 +477,6 @@ def cargar_causal(modo: str | None = None, **kwargs):
 
     ruta = nombre_modelo("causal", modo)
     return AutoTokenizer.from_pretrained(ruta), AutoModelForCausalLM.from_pretrained(ruta, **kwargs)
-
-
-def carpeta_cache() -> Path:
-    """Carpeta donde el curso guarda lo que construye (``TUTOR_CACHE`` o ~/.cache/tutor_lib)."""
-    base = os.environ.get("TUTOR_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "tutor_lib"
-    )
-    return Path(base)
-
-
-def carpeta_temporal(destino: Path) -> Path:
-    """Una carpeta vacía junto a ``destino`` donde escribir una conversión antes de publicarla."""
-    import shutil
-
-    temporal = destino.with_name(destino.name + f".tmp{os.getpid()}")
-    shutil.rmtree(temporal, ignore_errors=True)
-    temporal.mkdir(parents=True)
-    return temporal
-
-
-def publicar_carpeta(temporal: Path, destino: Path, completa) -> Path:
-    """Renombra ``temporal`` a ``destino``: una conversión interrumpida no deja una carpeta a medias que parezca buena.
-
-    Si otro proceso (otra lección, otro kernel) publicó la misma conversión antes, se queda la suya, siempre que
-    ``completa(destino)`` lo confirme. La usan ``tutor_lib.e5`` y ``tutor_lib.smollm2``.
-    """
-    import shutil
-
-    if destino.exists():
-        shutil.rmtree(destino, ignore_errors=True)
-    try:
-        temporal.rename(destino)
-    except OSError:
-        shutil.rmtree(temporal, ignore_errors=True)
-        if not completa(destino):
-            raise
-    return destino
 
 
 PLANTILLA_CHAT = (

@@ -49,7 +49,7 @@ def archivo_del_paquete() -> Path:
 
 def carpeta_convertida() -> Path:
     """Dónde queda la conversión: en la caché del curso (``TUTOR_CACHE``)."""
-    from tutor_lib.recursos import carpeta_cache
+    from tutor_lib.cache import carpeta_cache
 
     return carpeta_cache() / f"smollm2-135m-instruct-v{VERSION}"
 
@@ -68,7 +68,7 @@ def convertir(destino: str | os.PathLike | None = None, origen: str | os.PathLik
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from tutor_lib.recursos import carpeta_temporal, publicar_carpeta
+    from tutor_lib.cache import carpeta_temporal, publicar_carpeta
 
     destino = Path(destino) if destino else carpeta_convertida()
     if _completa(destino) and not forzar:

@@ -6,7 +6,7 @@ lessons/04_warmup_y_regularizacion.
 
 from __future__ import annotations
 
-from tutor_lib.formato import porcentaje
+from tutor_lib.formato import numero, porcentaje
 
 
 def _fmt(x: float) -> str:
@@ -25,3 +25,8 @@ def _pct(fraccion: float, decimales: int = 0) -> str:
 
 def _plural(n: int, singular: str, plural: str) -> str:
     return f"{n} {singular if n == 1 else plural}"
+
+
+def _gib(bytes_: float) -> str:
+    """Bytes en GiB con un decimal: «1.5 GiB»."""
+    return numero(bytes_ / 2**30, 1) + " GiB"

@@ -14,10 +14,10 @@ import dataclasses
 from typing import Any
 
 from tutor_lib.configurador.constantes import FUENTES, MEMORIA_JUSTA
-from tutor_lib.configurador.formato import _pct
+from tutor_lib.configurador.formato import _gib, _pct
 from tutor_lib.configurador.lote import repartir_lote
-from tutor_lib.configurador.memoria import _argumentos_vram, _estimar_memoria, _gib, _memoria_gpu_bytes
-from tutor_lib.configurador.tipos import Configuracion, Hallazgo
+from tutor_lib.configurador.memoria import _argumentos_vram, _estimar_memoria
+from tutor_lib.configurador.tipos import Configuracion, Hallazgo, _memoria_gpu_bytes
 from tutor_lib.configurador.validacion import _nombre_gpu
 
 

@@ -24,9 +24,8 @@ from tutor_lib.configurador.constantes import (
     UMBRAL_CAUSAL,
     RangoLR,
 )
-from tutor_lib.configurador.formato import _plural
+from tutor_lib.configurador.formato import _gib, _pct, _plural
 from tutor_lib.formato import entero
-from tutor_lib.configurador.memoria import _memoria_a_dict, _texto_memoria
 from tutor_lib.configurador.validacion import (
     _booleano,
     _entero,
@@ -340,3 +339,57 @@ def _como_configuracion(configuracion: Any, opciones: dict[str, Any]) -> Configu
 #: Cómo se escribe cada tarea en el texto (el valor del código, ``"clasificacion"``, va sin tilde).
 _TAREAS_EN_TEXTO = {"clasificacion": "clasificación", "causal": "modelo de lenguaje causal",
                     "mascara": "modelo de lenguaje con máscara", "base": "sin cabeza"}
+
+
+# --- la memoria de una revisión, en texto y en JSON (lo usan Revision y el widget) ---
+
+
+def _memoria_gpu_bytes(config: Configuracion) -> int | None:
+    """Memoria utilizable de la GPU (total − contexto de CUDA − fragmentación, de :mod:`tutor_lib.vram`)."""
+    info = config.info_gpu
+    if info is None:
+        return None
+    from tutor_lib import vram
+
+    return int(vram.memoria_utilizable(info))
+
+
+def _memoria_a_dict(memoria: Any) -> dict[str, Any]:
+    if memoria is None:
+        return {}
+    if hasattr(memoria, "a_dict"):
+        datos = memoria.a_dict()
+    elif dataclasses.is_dataclass(memoria):
+        datos = dataclasses.asdict(memoria)
+    else:  # pragma: no cover - por si vram cambia de tipo
+        datos = dict(vars(memoria))
+    datos = {k: _a_json(v) for k, v in datos.items()}
+    if "total_bytes" in datos:
+        datos.setdefault("total_gib", round(datos["total_bytes"] / 2**30, 3))
+    return datos
+
+
+def _a_json(valor: Any) -> Any:
+    if isinstance(valor, dict):
+        return {str(k): _a_json(v) for k, v in valor.items()}
+    if isinstance(valor, (list, tuple)):
+        return [_a_json(v) for v in valor]
+    if isinstance(valor, (str, int, float, bool)) or valor is None:
+        return valor
+    if dataclasses.is_dataclass(valor):
+        return _a_json(dataclasses.asdict(valor))
+    return str(valor)
+
+
+def _texto_memoria(revision: Revision) -> str:
+    total = getattr(revision.memoria, "total_bytes", None)
+    if total is None:
+        return "Memoria estimada: desconocida"
+    texto = f"Memoria estimada: {_gib(total)}"
+    memoria_gpu = _memoria_gpu_bytes(revision.configuracion)
+    if memoria_gpu:
+        texto += (
+            f" de {_gib(memoria_gpu)} utilizables en la {_nombre_gpu(revision.configuracion.gpu)} "
+            f"({_pct(revision.fraccion_memoria)})"
+        )
+    return texto

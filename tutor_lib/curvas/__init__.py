@@ -52,7 +52,8 @@ from tutor_lib.curvas.lectura import (
 )
 from tutor_lib.curvas.reglas import REMEDIOS, diagnosticar
 from tutor_lib.curvas.reglas import _contraer  # noqa: F401 (lo usa tutor diagnosticar)
-from tutor_lib.curvas.texto import _Contexto, _fmt  # noqa: F401 (idem)
+from tutor_lib.curvas.formato import _fmt  # noqa: F401 (idem)
+from tutor_lib.curvas.lectura import _Contexto  # noqa: F401 (idem)
 from tutor_lib.curvas.umbrales import *  # noqa: F401,F403 (los umbrales, como antes: curvas.RUIDO_MAXIMO...)
 from tutor_lib.curvas.umbrales import CATEGORIAS
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from tutor_lib.curvas.lectura import Diagnostico, leer_curvas
 from tutor_lib.curvas.reglas import _desenmascarar_ceros, _diagnosticar_curvas
-from tutor_lib.curvas.texto import _fmt
+from tutor_lib.curvas.formato import _fmt
 
 
 # --------------------------------------------------------------------------- gráfica

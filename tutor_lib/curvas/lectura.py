@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from tutor_lib.curvas.texto import _fmt
+from tutor_lib.curvas.formato import _fmt, _fmt_epoca, _fmt_paso
 from tutor_lib.curvas.umbrales import MIN_PUNTOS_ENTRENAMIENTO
 
 
@@ -69,6 +69,21 @@ class Diagnostico:
             "remedios": list(self.remedios),
             "mejor_paso": self.mejor_paso,
         }
+
+
+class _Contexto:
+    """Datos comunes para redactar las explicaciones (paso + época)."""
+
+    def __init__(self, curvas: Curvas):
+        self.c = curvas
+
+    def donde(self, x: float) -> str:
+        eje = self.c.eje
+        texto = f"{'el ' if eje != 'época' else 'la '}{eje} {_fmt_paso(x)}"
+        ep = self.c.epocas.get(x)
+        if ep is not None and eje == "paso":
+            texto += f" (época {_fmt_epoca(ep)})"
+        return texto
 
 
 def _numero(valor: Any, que: str) -> float:

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from tutor_lib.curvas.lectura import Curvas, Diagnostico, leer_curvas
-from tutor_lib.curvas.texto import _Contexto, _fmt, _fmt_paso, _fmt_pct, _mediana_movil, _paso_entero
+from tutor_lib.curvas.formato import _fmt, _fmt_paso, _fmt_pct, _mediana_movil, _paso_entero
+from tutor_lib.curvas.lectura import Curvas, Diagnostico, _Contexto, leer_curvas
 from tutor_lib.curvas.umbrales import (
     MIN_PUNTOS_ENTRENAMIENTO,
     MIN_EVALUACIONES,

@@ -1,73 +1,16 @@
-"""Cómo se escriben las cifras y los pasos en las explicaciones del diagnóstico."""
+"""Qué estadístico es cada cifra que citan el diagnóstico y sus explicaciones (``tutor diagnosticar --json``)."""
 
 from __future__ import annotations
 
 import math
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tutor_lib.formato import porcentaje
-
-if TYPE_CHECKING:
-    from tutor_lib.curvas.lectura import Curvas
-
-
-# --------------------------------------------------------------------------- utilidades numéricas
-
-def _mediana_movil(y: np.ndarray, ventana: int) -> np.ndarray:
-    mitad = ventana // 2
-    return np.array([np.median(y[max(0, i - mitad): i + mitad + 1]) for i in range(len(y))])
-
-
-def _fmt(x: float) -> str:
-    """Número corto y legible: 3 cifras significativas (0.381, 12.4, 1.2e+04), o entero de 100 a 9999 (8000)."""
-    if x is None:
-        return "—"
-    if not math.isfinite(x):
-        return "NaN" if math.isnan(x) else ("inf" if x > 0 else "-inf")
-    if x == 0:
-        return "0"
-    if 100 <= abs(x) < 1e4:
-        return f"{x:.0f}"  # 8000, no 8e+03
-    if 1e-3 <= abs(x) < 100:
-        return f"{x:.3g}"
-    return f"{x:.2e}"
-
-
-def _fmt_pct(fraccion: float) -> str:
-    return porcentaje(fraccion, 0)
-
-
-def _paso_entero(x: float | None):
-    if x is None:
-        return None
-    return int(x) if float(x).is_integer() else float(x)
-
-
-class _Contexto:
-    """Datos comunes para redactar las explicaciones (paso + época)."""
-
-    def __init__(self, curvas: Curvas):
-        self.c = curvas
-
-    def donde(self, x: float) -> str:
-        eje = self.c.eje
-        texto = f"{'el ' if eje != 'época' else 'la '}{eje} {_fmt_paso(x)}"
-        ep = self.c.epocas.get(x)
-        if ep is not None and eje == "paso":
-            texto += f" (época {_fmt_epoca(ep)})"
-        return texto
-
-
-def _fmt_paso(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else f"{x:.3g}"
-
-
-def _fmt_epoca(e: float) -> str:
-    return str(int(round(e))) if abs(e - round(e)) < 0.05 else f"{e:.1f}"
+from tutor_lib.curvas.formato import _fmt, _mediana_movil
+from tutor_lib.curvas.lectura import Curvas, _Contexto
+from tutor_lib.curvas.reglas import _desenmascarar_ceros, _puntos_extremos, _ventana
 
 
 # --------------------------------------------------------------------------- qué estadístico es cada cifra
@@ -128,13 +71,6 @@ def medidas(curvas: Curvas, evidencia: dict) -> dict[str, Medida]:
     coincide (porque las reglas cambiaron), la :class:`Medida` queda sin
     descripción y nadie la afirma.
     """
-    from tutor_lib.curvas.reglas import _desenmascarar_ceros
-
-    try:  # los tamaños de ventana que usan las reglas hoy; sin ellos se prueban varios
-        from tutor_lib.curvas.reglas import _puntos_extremos, _ventana
-    except ImportError:  # pragma: no cover - solo si las reglas cambian de forma
-        _puntos_extremos = _ventana = None
-
     y, _ = _desenmascarar_ceros(curvas)
     finitos = np.isfinite(y)
     x = np.asarray(curvas.pasos_entrenamiento, dtype=float)[finitos]
@@ -148,14 +84,14 @@ def medidas(curvas: Curvas, evidencia: dict) -> dict[str, Medida]:
     for nombre, i, adjetivo in (("primer_registro", 0, "primer"), ("ultimo_registro", -1, "último")):
         salida[nombre] = Medida(float(y[i]), f"{adjetivo} registro{finito}",
                                 f"el {adjetivo} registro de entrenamiento{finito}, en {donde(x[i])}")
-    ks = [_puntos_extremos(n)] if _puntos_extremos else list(range(2, 11))
+    ks = [_puntos_extremos(n)]  # los tamaños de ventana que usan las reglas
     for nombre, lado in (("perdida_inicial", "primeros"), ("perdida_final", "últimos")):
         if nombre in evidencia:
             valor = float(evidencia[nombre])
             # la inicial es la mediana de los primeros k, salvo que el primer registro sea menor: se prueban ambos
             k = _extremo(valor, y, lado, [*ks, 1], femenino=False)
             salida[nombre] = _frase_extremo(valor, k, lado, " de entrenamiento", "registro", "registros", False)
-    ventanas = [_ventana(n)] if _ventana else list(range(3, 52, 2))
+    ventanas = [_ventana(n)]
     suaves: dict[int, np.ndarray] = {}  # la mediana móvil de una curva larga cuesta: una vez por ventana
     for nombre, en in (("perdida_minima_entrenamiento", None),
                        ("entrenamiento_en_mejor_paso", evidencia.get("paso_validacion_minima"))):

@@ -82,6 +82,7 @@ from tutor_lib.vram.contabilidad import (  # noqa: F401
     bytes_por_parametro,
     bytes_nf4,
     EstimacionMemoria,
+    cabe,
     estimar_memoria,
     lote_maximo,
 )
@@ -90,7 +91,6 @@ from tutor_lib.vram.catalogo import (  # noqa: F401
     GPUS,
     buscar_gpu,
     memoria_utilizable,
-    cabe,
 )
 from tutor_lib.vram.medicion import (  # noqa: F401
     medir_estado,

@@ -5,8 +5,6 @@ Se usa en lessons/07_memoria_y_fine_tuning_completo y lessons/13_mas_alla_de_una
 
 from __future__ import annotations
 
-import math
-import numbers
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,25 +112,5 @@ def memoria_utilizable(gpu: Any) -> int:
     info = buscar_gpu(gpu)
     libre = max(int(info.memoria_bytes) - CONTEXTO_CUDA_BYTES, 0)
     return int(libre * (1 - FRACCION_FRAGMENTACION))
-
-
-def cabe(estimacion: Any, gpu: Any) -> bool:
-    """``True`` si ``estimacion`` (una :class:`EstimacionMemoria` o bytes) cabe en la memoria utilizable de ``gpu``.
-
-    Se usa en lessons/07_memoria_y_fine_tuning_completo.
-    """
-    from tutor_lib.vram.contabilidad import EstimacionMemoria  # contabilidad importa este módulo
-
-    if isinstance(estimacion, EstimacionMemoria):
-        total = estimacion.total_bytes
-    elif isinstance(estimacion, numbers.Real) and not isinstance(estimacion, bool):
-        total = float(estimacion)
-        if not math.isfinite(total) or total < 0:
-            raise ValueError(f"La memoria a comprobar debe ser un número de bytes ≥ 0; recibí {estimacion!r}.")
-    else:
-        raise TypeError(
-            f"cabe necesita una EstimacionMemoria o un número de bytes; recibí {type(estimacion).__name__}."
-        )
-    return total <= memoria_utilizable(gpu)
 
 

@@ -8,6 +8,7 @@ lessons/13_mas_alla_de_una_gpu (con ``gpus`` y ``estrategia``, ver :mod:`.partic
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -660,3 +661,19 @@ def lote_maximo(gpu: Any, secuencia: int, **kwargs: Any) -> int:
     return calculo.lote_maximo(info, secuencia, gpus, estrategia)
 
 
+def cabe(estimacion: Any, gpu: Any) -> bool:
+    """``True`` si ``estimacion`` (una :class:`EstimacionMemoria` o bytes) cabe en la memoria utilizable de ``gpu``.
+
+    Se usa en lessons/07_memoria_y_fine_tuning_completo.
+    """
+    if isinstance(estimacion, EstimacionMemoria):
+        total = estimacion.total_bytes
+    elif isinstance(estimacion, numbers.Real) and not isinstance(estimacion, bool):
+        total = float(estimacion)
+        if not math.isfinite(total) or total < 0:
+            raise ValueError(f"La memoria a comprobar debe ser un número de bytes ≥ 0; recibí {estimacion!r}.")
+    else:
+        raise TypeError(
+            f"cabe necesita una EstimacionMemoria o un número de bytes; recibí {type(estimacion).__name__}."
+        )
+    return total <= memoria_utilizable(gpu)
