@@ -100,10 +100,12 @@ def test_con_deepspeed_instalado_las_funciones_reales():
         assert zero3(total, total // 40, gpus) == _deepspeed_zero3(total, total // 40, gpus)
 
 
-def test_que_divide_cada_estrategia():
-    una = vram.estimar_memoria(1e9, precision="mixta", lote=2, secuencia=128)
+@pytest.mark.parametrize("contabilidad", ["amp", "zero"])
+def test_que_divide_cada_estrategia(contabilidad):
+    una = vram.estimar_memoria(1e9, precision="mixta", lote=2, secuencia=128, contabilidad=contabilidad)
     for estrategia, divididos in vram.QUE_PARTICIONA.items():
-        e = vram.estimar_memoria(1e9, precision="mixta", lote=2, secuencia=128, gpus=4, estrategia=estrategia)
+        e = vram.estimar_memoria(1e9, precision="mixta", lote=2, secuencia=128, gpus=4, estrategia=estrategia,
+                                 contabilidad=contabilidad)
         assert e.componentes_sin_particion == una.componentes
         for k, v in una.componentes.items():
             esperado = -(-v // 4) if k in divididos else v
@@ -111,6 +113,27 @@ def test_que_divide_cada_estrategia():
         assert e.activaciones_bytes == una.activaciones_bytes  # el lote es por dispositivo
         assert e.total_bytes == e.estatica_bytes + e.activaciones_bytes
     assert vram.QUE_PARTICIONA["fsdp"] == vram.QUE_PARTICIONA["zero3"]
+
+
+def test_cada_estrategia_se_cuenta_como_su_motor():
+    """Issue 41, punto 1: ZeRO con las cuentas de DeepSpeed (2 + 2 + 12), DDP y FSDP con las de PyTorch."""
+    for estrategia in vram.ESTRATEGIAS:
+        e = vram.estimar_memoria(7e9, gpus=8, estrategia=estrategia)
+        assert e.contabilidad == vram.contabilidad_de(estrategia) == ("zero" if estrategia.startswith("zero") else "amp")
+        assert vram.estimar_memoria(7e9, gpus=8, estrategia=estrategia, contabilidad="amp").contabilidad == "amp"
+    # el artículo de ZeRO: 7B en 8 GPUs con ZeRO-1, 2·7 + 2·7 + 12·7/8 = 38.5 GB (con las cuentas de PyTorch, 63)
+    assert vram.estimar_memoria(7e9, gpus=8, estrategia="zero1").estatica_bytes == 38_500_000_000
+    assert vram.estimar_memoria(7e9, gpus=8, estrategia="zero1", contabilidad="amp").estatica_bytes == 63_000_000_000
+    # la contabilidad cambia la decisión: 7B en 4 A100 de 40 GB
+    caben = {c: [e for e in ("ddp", "zero1", "zero2", "fsdp")
+                 if vram.cabe(vram.estimar_memoria(7e9, gpus=4, estrategia=e, contabilidad=c), "A100 40GB")]
+             for c in (None, "amp")}
+    assert caben[None][0] == "zero2" and caben["amp"][0] == "fsdp"
+    # lote_maximo usa la misma contabilidad que estimar_memoria
+    comun = dict(parametros=1.5e9, precision="mixta", secuencia=1024, gpus=4, estrategia="zero2")
+    assert vram.lote_maximo("A100 40GB", **comun) == vram.lote_maximo("A100 40GB", contabilidad="zero", **comun)
+    with pytest.raises(ValueError, match="contabilidad"):
+        vram.estimar_memoria(7e9, gpus=8, estrategia="zero1", contabilidad="deepspeed")
 
 
 def test_comunicacion_por_paso():
@@ -154,11 +177,19 @@ def test_cli_gpus_y_estrategia():
     assert r.returncode == 0, r.stderr
     datos = json.loads(r.stdout)
     assert datos["gpus"] == 4 and datos["estrategia"] == "zero3"
-    assert datos["total_bytes"] == 112_000_000_000 // 4  # 16 B por parámetro entre 4 GPUs (AMP)
+    assert datos["total_bytes"] == 112_000_000_000 // 4  # 16 B por parámetro entre 4 GPUs
     assert sum(v for k, v in datos["componentes_sin_particion"].items() if k != "activaciones") == 112_000_000_000
     assert datos["comunicacion_bytes"] > 0
+    assert datos["contabilidad"] == "zero" and datos["componentes_sin_particion"]["pesos"] == 14_000_000_000
     texto = _tutor("--parametros", "7e9", "--gpus", "4", "--estrategia", "zero3").stdout
     assert "4 GPUs con zero3: cifras POR GPU" in texto
+    assert "Contabilidad de la precisión mixta: zero, la de DeepSpeed" in texto and "2 + 2 + 12" in texto
+    # --contabilidad manda sobre la del motor; fsdp se cuenta como PyTorch
+    for argumentos, contabilidad, estatica in ((["--estrategia", "zero1"], "zero", 38_500_000_000),
+                                               (["--estrategia", "zero1", "--contabilidad", "amp"], "amp", 63_000_000_000),
+                                               (["--estrategia", "fsdp"], "amp", 14_000_000_000)):
+        datos = json.loads(_tutor("--parametros", "7e9", "--gpus", "8", *argumentos, "--json").stdout)
+        assert (datos["contabilidad"], datos["estatica_bytes"]) == (contabilidad, estatica), argumentos
     for malos, esperado in ((["--gpus", "0"], "--gpus debe ser un entero"),
                             (["--estrategia", "zero9"], "elige entre 'ddp'")):
         r = _tutor("--parametros", "7e9", *malos)

@@ -269,25 +269,49 @@ def comprobar_salidas(nb) -> None:
                 if estrategia == "fsdp" or componente != "estados_optimizador":
                     assert abs(bytes_medidos - bytes_impresos) <= 0.01 * bytes_impresos, (estrategia, componente)
 
-    # 9. ¿Cuál usar?: 8 filas (7B y 70B × 1, 2, 4, 8 GPUs), cada celda la estrategia más simple que cabe.
+    # 7. La tabla de 7B en 8 GPUs: cada estrategia con la contabilidad de su motor, y ZeRO con la de PyTorch.
+    from tutor_lib.formato import memoria
+
+    siete = _salidas_de_celda(nb, "def fila(estrategia")
+    motor, con_amp = siete.split("con la contabilidad de PyTorch (amp)")
+    filas_siete = re.findall(r"^(ddp|zero1|zero2|zero3|fsdp)\s+(amp|zero)\s+.*?([\d.]+ GiB)\s+([\d.]+ GiB)\s*$", motor, re.M)
+    assert [(e, c) for e, c, *_ in filas_siete] == [(e, vram.contabilidad_de(e)) for e in vram.ESTRATEGIAS]
+    filas_amp = re.findall(r"^(zero1|zero2|zero3)\s+(amp|zero)\s+.*?([\d.]+ GiB)\s+([\d.]+ GiB)\s*$", con_amp, re.M)
+    assert [(e, c) for e, c, *_ in filas_amp] == [(e, "amp") for e in ("zero1", "zero2", "zero3")]
+    for estrategia, contabilidad, estatico, _ in filas_siete + filas_amp:
+        e = vram.estimar_memoria(7e9, precision="mixta", gpus=8, estrategia=estrategia, contabilidad=contabilidad)
+        assert estatico == memoria(e.estatica_bytes), (estrategia, contabilidad, estatico)
+
+    # 9. ¿Cuál usar?: dos tablas de 8 filas (7B y 70B × 1, 2, 4, 8 GPUs), cada celda la estrategia más simple
+    # que cabe: la primera con la contabilidad de cada motor, la segunda con la de PyTorch.
     tabla = _salidas_de_celda(nb, "def primera_que_cabe")
-    filas = re.findall(r"^(7B|70B)\s+(\d)\s+(.+)$", tabla, re.M)
-    assert [(m, int(n)) for m, n, _ in filas] == [(m, n) for m in ("7B", "70B") for n in (1, 2, 4, 8)]
+    bloques = tabla.split("Todas con la contabilidad de PyTorch (amp)")
+    assert len(bloques) == 2, tabla
     orden = ("ddp", "zero1", "zero2", "fsdp")
     gpus_tabla = ("T4", "L4", "A100 40GB", "A100 80GB")
-    for modelo_txt, n, resto in filas:
-        parametros, n = (7e9 if modelo_txt == "7B" else 70e9), int(n)
-        celdas = re.findall(r"—|(?:una GPU|ddp|zero1|zero2|fsdp) \([\d.]+ GiB\)", resto)
-        assert len(celdas) == 4, resto
-        for celda, gpu in zip(celdas, gpus_tabla):
-            caben = [e for e in orden if vram.cabe(vram.estimar_memoria(parametros, precision="mixta", gpus=n,
-                                                                         estrategia=e), gpu)]
-            if celda == "—":
-                assert not caben, (modelo_txt, n, gpu, caben)
-            else:
-                nombre = celda.split(" (")[0]
-                assert caben and nombre == ("una GPU" if n == 1 else caben[0]), (modelo_txt, n, gpu, celda, caben)
-    assert all(c == "—" for c in re.findall(r"—|\(", filas[-1][2]))  # un 70B no cabe ni en 8 GPUs de 80 GB
+    elegida = {}
+    for bloque, contabilidad in zip(bloques, (None, "amp")):
+        filas = re.findall(r"^(7B|70B)\s+(\d)\s+(.+)$", bloque, re.M)
+        assert [(m, int(n)) for m, n, _ in filas] == [(m, n) for m in ("7B", "70B") for n in (1, 2, 4, 8)]
+        for modelo_txt, n, resto in filas:
+            parametros, n = (7e9 if modelo_txt == "7B" else 70e9), int(n)
+            celdas = re.findall(r"—|(?:una GPU|ddp|zero1|zero2|fsdp) \([\d.]+ GiB\)", resto)
+            assert len(celdas) == 4, resto
+            for celda, gpu in zip(celdas, gpus_tabla):
+                caben = [e for e in orden if vram.cabe(vram.estimar_memoria(
+                    parametros, precision="mixta", gpus=n, estrategia=e, contabilidad=contabilidad), gpu)]
+                if celda == "—":
+                    assert not caben, (modelo_txt, n, gpu, caben)
+                else:
+                    nombre = celda.split(" (")[0]
+                    assert caben and nombre == ("una GPU" if n == 1 else caben[0]), (modelo_txt, n, gpu, celda, caben)
+                    if (modelo_txt, n, gpu) == ("7B", 4, "A100 40GB"):
+                        elegida[contabilidad] = nombre
+        assert all(c == "—" for c in re.findall(r"—|\(", filas[-1][2]))  # un 70B no cabe ni en 8 GPUs de 80 GB
+    # la frase final lee las dos tablas (hoy: zero2 con DeepSpeed, fsdp con PyTorch)
+    assert f"Un 7B en 4 GPUs de 40 GB: {elegida[None]} con las cuentas de cada motor, {elegida['amp']} con las de PyTorch" \
+        in tabla
+    assert ("la contabilidad cambia la decisión" in tabla) == (elegida[None] != elegida["amp"])
 
 
 @pytest.mark.cuaderno

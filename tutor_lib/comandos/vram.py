@@ -76,8 +76,9 @@ def configurar(parser) -> None:
     parser.add_argument(
         "--sin-doble-cuantizacion", action="store_true", help="QLoRA sin doble cuantización de las constantes"
     )
-    parser.add_argument("--contabilidad", choices=vram.CONTABILIDADES, default="amp",
-                        help="reparto de la precisión mixta: amp (PyTorch) o zero (artículo de ZeRO)")
+    parser.add_argument("--contabilidad", choices=vram.CONTABILIDADES, default=None,
+                        help="reparto de la precisión mixta: amp (PyTorch) o zero (DeepSpeed, artículo de ZeRO); "
+                             "por defecto, la del motor de --estrategia (zero1/2/3: zero; ddp y fsdp: amp)")
     parser.add_argument("--atencion", choices=vram.ATENCIONES, default="sdpa",
                         help="sdpa (por defecto en transformers 5) o eager (guarda secuencia²)")
     parser.add_argument("--preparar-kbit", action="store_true",

@@ -107,9 +107,12 @@ from tutor_lib.vram.tareas import (  # noqa: F401
     tarea_por_defecto,
 )
 from tutor_lib.vram.particion import (  # noqa: F401
+    CONTABILIDAD_EN_PALABRAS,
+    CONTABILIDAD_POR_ESTRATEGIA,
     ESTRATEGIAS,
     QUE_PARTICIONA,
     comunicacion_por_paso,
+    contabilidad_de,
     particionar,
 )
 
@@ -118,5 +121,6 @@ __all__ = [
     "EstimacionActivaciones", "EstimacionMemoria", "buscar_gpu", "bytes_nf4", "bytes_por_parametro", "cabe",
     "comunicacion_por_paso", "estimar_activaciones", "estimar_memoria", "forma_estimada", "formatear_bytes",
     "graficar_componentes", "lote_maximo", "medir_activaciones", "medir_estado", "memoria_utilizable",
-    "particionar", "tabla", "TAREAS", "describir_tarea", "tarea_por_defecto",
+    "particionar", "tabla", "TAREAS", "describir_tarea", "tarea_por_defecto", "CONTABILIDAD_EN_PALABRAS",
+    "CONTABILIDAD_POR_ESTRATEGIA", "contabilidad_de",
 ]

@@ -23,7 +23,7 @@ from tutor_lib.vram.base import (
 )
 from tutor_lib.vram.catalogo import buscar_gpu, memoria_utilizable
 from tutor_lib.vram.estructura import _Estructura, _cargar_estructura
-from tutor_lib.vram.particion import comunicacion_por_paso, particionar
+from tutor_lib.vram.particion import contabilidad_de, comunicacion_por_paso, particionar
 from tutor_lib.vram.particion import validar as validar_particion
 from tutor_lib.vram.tareas import validar_tarea
 
@@ -275,6 +275,9 @@ class EstimacionMemoria:
     #: (ver :mod:`tutor_lib.vram.tareas`) o ``None`` si es otra; y esa tarea dicha en una línea.
     tarea: str | None = None
     tarea_descripcion: str = ""
+    #: Cómo se repartió la precisión mixta: ``amp`` (PyTorch) o ``zero`` (DeepSpeed); ver
+    #: :func:`tutor_lib.vram.particion.contabilidad_de`. Solo cambia las cifras en completo con mixta.
+    contabilidad: str = "amp"
 
     def a_dict(self) -> dict[str, Any]:
         """Diccionario listo para JSON (lo usa ``tutor vram --json``)."""
@@ -521,6 +524,7 @@ class _Calculo:
             comunicacion_bytes=comunicacion,
             tarea=self.est.tarea,
             tarea_descripcion=self.est.tarea_descripcion,
+            contabilidad=self.contabilidad,
         )
 
     def lote_maximo(self, gpu: InfoGPU, secuencia: int, gpus: int = 1, estrategia: str = "ddp") -> int:
@@ -547,7 +551,7 @@ class _Calculo:
 def _argumentos(kwargs: Mapping[str, Any]) -> dict[str, Any]:
     defectos = dict(
         metodo="completo", precision="mixta", optimizador="adamw", r=None, modulos=None, checkpointing=False,
-        doble_cuantizacion=True, contabilidad="amp", atencion="sdpa", preparar_kbit=False, fraccion_lineal=None,
+        doble_cuantizacion=True, contabilidad=None, atencion="sdpa", preparar_kbit=False, fraccion_lineal=None,
         tarea=None, gpus=1, estrategia="ddp",
     )
     desconocidos = set(kwargs) - set(defectos) - {"parametros"}
@@ -569,7 +573,7 @@ def estimar_memoria(
     doble_cuantizacion: bool = True,
     gpu: Any = None,
     *,
-    contabilidad: str = "amp",
+    contabilidad: str | None = None,
     atencion: str = "sdpa",
     preparar_kbit: bool = False,
     fraccion_lineal: float | None = None,
@@ -601,7 +605,9 @@ def estimar_memoria(
     afecta a QLoRA. ``gpu`` (nombre de :data:`GPUS` o ``InfoGPU``) añade
     ``cabe`` y ``lote_maximo``. ``gpus`` (GPUs en paralelo de datos) y ``estrategia`` (``ddp``,
     ``zero1``, ``zero2``, ``zero3`` o ``fsdp``, ver :mod:`tutor_lib.vram.particion`) dan la memoria
-    **por GPU**, con ``lote`` por dispositivo. Ejemplo: 7e9 parámetros, completo, mixta, AdamW
+    **por GPU**, con ``lote`` por dispositivo. ``contabilidad`` (``amp`` o ``zero``) reparte la precisión
+    mixta; sin darla, la del motor de la estrategia (``zero1/2/3``: DeepSpeed; ``ddp`` y ``fsdp``: PyTorch;
+    ver :func:`tutor_lib.vram.particion.contabilidad_de`). Ejemplo: 7e9 parámetros, completo, mixta, AdamW
     → 112e9 bytes de estado estático (≈ 104.3 GiB).
     Se usa en lessons/07_memoria_y_fine_tuning_completo, lessons/10_lora y lessons/11_qlora.
     """
@@ -613,7 +619,7 @@ def estimar_memoria(
     info = buscar_gpu(gpu) if gpu is not None else None
     calculo = _Calculo(
         parametros, metodo, precision, optimizador, r, modulos, checkpointing, doble_cuantizacion,
-        contabilidad, atencion, preparar_kbit, fraccion_lineal, tarea,
+        contabilidad_de(estrategia, contabilidad), atencion, preparar_kbit, fraccion_lineal, tarea,
     )
     resultado = calculo.para_lote(lote, secuencia, gpus, estrategia)
     if info is not None:
@@ -652,12 +658,12 @@ def lote_maximo(gpu: Any, secuencia: int, **kwargs: Any) -> int:
     info = buscar_gpu(gpu)
     secuencia = _entero("secuencia", secuencia, 1, 10**7)
     args = _argumentos(kwargs)
+    gpus, estrategia = validar_particion(args["gpus"], args["estrategia"])
     calculo = _Calculo(
         args["parametros"], args["metodo"], args["precision"], args["optimizador"], args["r"], args["modulos"],
-        args["checkpointing"], args["doble_cuantizacion"], args["contabilidad"], args["atencion"],
-        args["preparar_kbit"], args["fraccion_lineal"], args["tarea"],
+        args["checkpointing"], args["doble_cuantizacion"], contabilidad_de(estrategia, args["contabilidad"]),
+        args["atencion"], args["preparar_kbit"], args["fraccion_lineal"], args["tarea"],
     )
-    gpus, estrategia = validar_particion(args["gpus"], args["estrategia"])
     return calculo.lote_maximo(info, secuencia, gpus, estrategia)
 
 

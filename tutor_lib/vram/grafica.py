@@ -11,6 +11,7 @@ from tutor_lib import formato
 from tutor_lib.vram.base import COMPONENTES, ETIQUETAS, GB, GIB, formatear_bytes
 from tutor_lib.vram.catalogo import buscar_gpu, memoria_utilizable
 from tutor_lib.vram.contabilidad import EstimacionMemoria
+from tutor_lib.vram.particion import CONTABILIDAD_EN_PALABRAS
 
 # --------------------------------------------------------------------------
 # Texto y gráfica
@@ -37,6 +38,8 @@ def tabla(estimacion: EstimacionMemoria) -> str:
     if e.gpus > 1:
         lineas.append(f"{e.gpus} GPUs con {e.estrategia}: cifras POR GPU; cada una envía "
                       f"{formatear_bytes(e.comunicacion_bytes)} por paso del optimizador")
+    if e.metodo == "completo" and e.precision == "mixta":
+        lineas.append(f"Contabilidad de la precisión mixta: {e.contabilidad}, {CONTABILIDAD_EN_PALABRAS[e.contabilidad]}")
     lineas.append("")
     ancho = max(len(v) for v in ETIQUETAS.values()) + 2
     lineas.append(f"{'Componente':<{ancho}}{'GiB':>10}{'GB':>10}{'bytes':>20}")

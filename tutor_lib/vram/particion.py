@@ -25,6 +25,12 @@ cuentas reproducen su tabla 1 (tests/test_vram_particion.py). La implementación
 poco más: guarda además una partición de gradientes en fp32 (4 bytes por parámetro entre N) y, en
 ZeRO-3, la capa más grande reunida (``benchmarks/b_vram.py`` compara las dos).
 
+Cada estrategia se cuenta, por omisión, como la guarda el motor que la implementa
+(:func:`contabilidad_de`): ``zero1``, ``zero2`` y ``zero3`` con la de DeepSpeed (el artículo: pesos y
+gradientes en 16 bits y 12 bytes de optimizador por parámetro), ``ddp`` y ``fsdp`` con la de PyTorch
+(autocast, o FSDP2 con o sin ``MixedPrecisionPolicy``: pesos, gradientes y estados de AdamW en fp32,
+4 + 4 + 8; la copia en bf16 de la capa reunida es transitoria). ``contabilidad=`` la cambia.
+
 Se usa en lessons/13_mas_alla_de_una_gpu y en ``tutor vram --gpus N --estrategia ...``.
 """
 
@@ -46,6 +52,26 @@ QUE_PARTICIONA: dict[str, tuple[str, ...]] = {
 }
 
 GPUS_MAXIMAS = 1 << 20
+
+#: La contabilidad de la precisión mixta del motor que implementa cada estrategia (ver arriba).
+CONTABILIDAD_POR_ESTRATEGIA: dict[str, str] = {
+    "ddp": "amp", "zero1": "zero", "zero2": "zero", "zero3": "zero", "fsdp": "amp",
+}
+
+#: La contabilidad en palabras, para la tabla de ``tutor vram`` y la lección 13.
+CONTABILIDAD_EN_PALABRAS: dict[str, str] = {
+    "amp": "la de PyTorch (autocast o FSDP2): pesos, gradientes y estados de AdamW en fp32, 4 + 4 + 8 B por parámetro",
+    "zero": "la de DeepSpeed (artículo de ZeRO): pesos y gradientes en 16 bits y 12 B de optimizador, 2 + 2 + 12",
+}
+
+
+def contabilidad_de(estrategia: str, contabilidad: str | None = None) -> str:
+    """La contabilidad pedida o, con ``None``, la del motor que implementa ``estrategia``.
+
+    ``contabilidad_de("zero2")`` → ``"zero"`` (DeepSpeed); ``contabilidad_de("fsdp")`` → ``"amp"``.
+    """
+    estrategia = _opcion("estrategia", estrategia, ESTRATEGIAS)
+    return CONTABILIDAD_POR_ESTRATEGIA[estrategia] if contabilidad is None else contabilidad
 
 
 def validar(gpus: object, estrategia: object) -> tuple[int, str]:
