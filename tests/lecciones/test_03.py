@@ -249,8 +249,8 @@ def test_los_bucles_de_la_seccion_12_repiten_al_trainer_paso_a_paso(tmp_path):
         pares_entrenamiento_tok=datos, rellenador=DataCollatorWithPadding(tokenizer), PRECISION="fp32",
         DECAIMIENTO=0.01, RECORTE=1.0, pasos_pares=pasos, warmup_pares=warmup.pasos_de_warmup(0.1, pasos),
     )
-    funciones_del_notebook(LECCION, espacio, "grupos_de_parametros", "cargador_de_pares", "entrenar_a_mano",
-                           "entrenar_con_accelerate")
+    funciones_del_notebook(LECCION, espacio, "grupos_de_parametros", "cargador_de_pares", "paso_del_optimizador",
+                           "entrenar_a_mano", "entrenar_con_accelerate")
 
     args = TrainingArguments(output_dir=str(tmp_path), logging_steps=1, report_to="none", disable_tqdm=True,
                              num_train_epochs=receta.epocas, learning_rate=receta.learning_rate,
@@ -278,6 +278,65 @@ def test_los_bucles_de_la_seccion_12_repiten_al_trainer_paso_a_paso(tmp_path):
     por_epoca = warmup.pasos_por_epoca(len(datos), receta.lote)
     assert np.allclose(mal_barajado[:por_epoca], del_trainer[:por_epoca], rtol=0, atol=1e-6)
     assert not np.allclose(mal_barajado[por_epoca:], del_trainer[por_epoca:], rtol=0, atol=1e-6)
+
+
+def test_un_paso_saltado_con_fp16_no_avanza_el_programa_como_en_accelerate():
+    """Issue 41, punto 8: ``paso_del_optimizador`` del notebook salta ``programador.step()`` cuando el
+    GradScaler salta el paso, y da la misma tasa paso a paso que el optimizador y el programador de Accelerate
+    1.16 (``AcceleratedOptimizer`` con un escalador y ``AcceleratedScheduler``, lo que usa el Trainer) con el
+    mismo inf inyectado. El bucle ingenuo de la demostración va un paso adelante."""
+    import types
+    import warnings
+
+    import torch
+    from accelerate import Accelerator
+    from accelerate.optimizer import AcceleratedOptimizer
+    from accelerate.scheduler import AcceleratedScheduler
+    from transformers import get_linear_schedule_with_warmup
+
+    from cuadernos import funciones_del_notebook
+
+    espacio = funciones_del_notebook(LECCION, dict(
+        torch=torch, get_linear_schedule_with_warmup=get_linear_schedule_with_warmup,
+        ENTORNO=types.SimpleNamespace(semilla=42)), "paso_del_optimizador", "tasas_con_un_inf")
+    como_trainer, saltados = espacio["tasas_con_un_inf"](comprobar=True)
+    ingenuas, _ = espacio["tasas_con_un_inf"](comprobar=False)
+
+    Accelerator(cpu=True)  # el estado de Accelerate que usan su optimizador y su programador
+    torch.manual_seed(42)
+    capa = torch.nn.Linear(4, 1)
+    base = torch.optim.SGD(capa.parameters(), lr=0.1)
+    escalador = torch.amp.GradScaler("cpu", init_scale=2.0**8)
+    optimizador = AcceleratedOptimizer(base, device_placement=False, scaler=escalador)
+    programador = AcceleratedScheduler(get_linear_schedule_with_warmup(base, 2, 6), optimizador,
+                                       step_with_optimizer=True, split_batches=True)
+    de_accelerate, saltos_accelerate = [], []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # el aviso de orden de torch ante un step() envuelto
+        for paso in range(6):
+            escalador.scale(capa(torch.ones(1, 4)).sum()).backward()
+            if paso == 2:
+                capa.weight.grad[0, 0] = float("inf")
+            de_accelerate.append(base.param_groups[0]["lr"])
+            optimizador.step()
+            saltos_accelerate.append(optimizador.step_was_skipped)
+            programador.step()
+            optimizador.zero_grad()
+
+    assert saltados == saltos_accelerate == [False, False, True, False, False, False]
+    assert como_trainer == de_accelerate
+    assert como_trainer[3] == como_trainer[2]  # tras el salto, el programa espera
+    assert ingenuas[3:-1] == como_trainer[4:] and ingenuas != como_trainer  # el ingenuo va un paso adelante
+
+    # sin escalador activo (fp32, bf16) paso_del_optimizador avanza siempre, como antes
+    capa = torch.nn.Linear(2, 1)
+    base = torch.optim.SGD(capa.parameters(), lr=0.1)
+    programa = get_linear_schedule_with_warmup(base, 0, 4)
+    apagado = torch.amp.GradScaler("cpu", enabled=False)
+    for _ in range(3):
+        capa(torch.ones(1, 2)).sum().backward()
+        assert espacio["paso_del_optimizador"](apagado, base, programa) is False
+    assert programa.last_epoch == 3
 
 
 # --------------------------------------------------------------------------
@@ -373,6 +432,9 @@ def test_leccion_03_corre_y_muestra_las_cifras():
     assert filas["Trainer"] == filas["bucle a mano"] == filas["Accelerate"], filas
     assert filas["Trainer"][0] < filas["sin entrenar"][0], "la pérdida de validación debería bajar al entrenar"
     assert "diferencia paso a paso, Trainer contra bucle a mano: mediana 0, máxima 0" in texto
+    # la octava decisión: un inf provocado, un paso saltado y el bucle ingenuo un paso adelante
+    assert "1 paso saltado (el 2): desde el siguiente, el bucle ingenuo va 1 paso adelante en el programa y " \
+        "3 de 6 pasos usan otra tasa." in texto
     assert "diferencia paso a paso, bucle a mano contra Accelerate: mediana 0, máxima 0" in texto
     assert "distancia entre la mejor y la peor exactitud: 0.0 puntos" in texto
     # Issue 43, punto 3: la frase sobre el tiempo lee la columna de la tabla (la mediana de segundos por paso)
