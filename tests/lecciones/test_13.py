@@ -309,9 +309,17 @@ def comprobar_salidas(nb) -> None:
                         elegida[contabilidad] = nombre
         assert all(c == "—" for c in re.findall(r"—|\(", filas[-1][2]))  # un 70B no cabe ni en 8 GPUs de 80 GB
     # la frase final lee las dos tablas (hoy: zero2 con DeepSpeed, fsdp con PyTorch)
-    assert f"Un 7B en 4 GPUs de 40 GB: {elegida[None]} con las cuentas de cada motor, {elegida['amp']} con las de PyTorch" \
+    assert f"Un 7B en 4 A100 40GB: {elegida[None]} con las cuentas de cada motor, {elegida['amp']} con las de PyTorch" \
         in tabla
     assert ("la contabilidad cambia la decisión" in tabla) == (elegida[None] != elegida["amp"])
+    # más allá de una máquina: el 70B con FSDP en 16 y 32 GPUs, cada línea con la calculadora
+    from tutor_lib.formato import memoria
+
+    for n in (16, 32):
+        e = vram.estimar_memoria(70e9, precision="mixta", gpus=n, estrategia="fsdp")
+        cabe = "cabe" if vram.cabe(e, "A100 80GB") else "no cabe"
+        assert (f"70B con fsdp en {n} GPUs ({n // 8} máquinas de 8): {memoria(e.estatica_bytes)} de estado por GPU; "
+                f"{cabe} en una A100 80GB") in tabla, n
 
 
 @pytest.mark.cuaderno
