@@ -59,45 +59,11 @@ def grafo_de_importaciones(raiz: Path = RAIZ) -> dict[str, set[str]]:
 
 
 def ciclos(grafo: dict[str, set[str]]) -> list[list[str]]:
-    """Las componentes fuertemente conexas de más de un módulo (Tarjan, sin recursión), ordenadas."""
-    indice: dict[str, int] = {}
-    bajo: dict[str, int] = {}
-    pila: list[str] = []
-    en_pila: set[str] = set()
-    componentes = []
-    for inicio in sorted(grafo):
-        if inicio in indice:
-            continue
-        trabajo = [(inicio, iter(sorted(grafo[inicio])))]
-        indice[inicio] = bajo[inicio] = len(indice)
-        pila.append(inicio)
-        en_pila.add(inicio)
-        while trabajo:
-            v, vecinos = trabajo[-1]
-            for w in vecinos:
-                if w not in indice:
-                    indice[w] = bajo[w] = len(indice)
-                    pila.append(w)
-                    en_pila.add(w)
-                    trabajo.append((w, iter(sorted(grafo[w]))))
-                    break
-                if w in en_pila:
-                    bajo[v] = min(bajo[v], indice[w])
-            else:
-                trabajo.pop()
-                if trabajo:
-                    bajo[trabajo[-1][0]] = min(bajo[trabajo[-1][0]], bajo[v])
-                if bajo[v] == indice[v]:
-                    componente = []
-                    while True:
-                        w = pila.pop()
-                        en_pila.discard(w)
-                        componente.append(w)
-                        if w == v:
-                            break
-                    if len(componente) > 1:
-                        componentes.append(sorted(componente))
-    return sorted(componentes)
+    """Las componentes fuertemente conexas de más de un módulo, ordenadas (networkx, que ya trae torch)."""
+    import networkx
+
+    dirigido = networkx.DiGraph([(origen, destino) for origen, destinos in grafo.items() for destino in destinos])
+    return sorted(sorted(c) for c in networkx.strongly_connected_components(dirigido) if len(c) > 1)
 
 
 def test_la_deteccion_ve_un_ciclo_escondido_en_una_funcion(tmp_path):

@@ -313,8 +313,6 @@ def comprobar_salidas(nb) -> None:
         in tabla
     assert ("la contabilidad cambia la decisión" in tabla) == (elegida[None] != elegida["amp"])
     # más allá de una máquina: el 70B con FSDP en 16 y 32 GPUs, cada línea con la calculadora
-    from tutor_lib.formato import memoria
-
     for n in (16, 32):
         e = vram.estimar_memoria(70e9, precision="mixta", gpus=n, estrategia="fsdp")
         cabe = "cabe" if vram.cabe(e, "A100 80GB") else "no cabe"

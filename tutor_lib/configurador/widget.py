@@ -14,9 +14,8 @@ from tutor_lib import warmup as _warmup
 from tutor_lib.configurador.argumentos import codigo_python
 from tutor_lib.configurador.constantes import LOGGING_STEPS_POR_DEFECTO, MEMORIA_JUSTA, METODOS, MODELOS
 from tutor_lib.configurador.formato import _gib
-from tutor_lib.configurador.tipos import _texto_memoria
 from tutor_lib.configurador.reglas import revisar_configuracion
-from tutor_lib.configurador.tipos import Configuracion, Revision
+from tutor_lib.configurador.tipos import Configuracion, Revision, _texto_memoria
 from tutor_lib.configurador.validacion import _entero, _gpu, _opcion, _real, nombres_de_gpus
 from tutor_lib.configurador.vista import hallazgos_html, marca_html, resumen_html, svg_schedule
 
