@@ -29,7 +29,8 @@ LECCION = RAIZ / "lessons" / "13_mas_alla_de_una_gpu.ipynb"
 #: Diferencia de pérdida aceptada entre 1 proceso y 2 procesos (fp32 en la CPU: la misma que la lección).
 TOLERANCIA = 1e-5
 ETIQUETA = re.compile(r"\[rango (\d+) de (\d+) · pid (\d+)\]")
-SCRIPTS = ("ddp_a_mano.py", "entrenar_bucle.py", "entrenar_trainer.py", "quien_soy.py", "repartir.py")
+SCRIPTS = ("ddp_a_mano.py", "entrenar_bucle.py", "entrenar_trainer.py", "quien_soy.py", "repartir.py", "acumular.py",
+           "barajar.py", "precision.py", "guardar_repartido.py", "ver_config.py", "nodos.py")
 
 
 def _celdas_de_codigo():
@@ -69,6 +70,8 @@ def test_la_leccion_escribe_sus_scripts_y_son_python_valido():
     scripts = _scripts()
     assert set(SCRIPTS) <= set(scripts), f"faltan scripts: {set(SCRIPTS) - set(scripts)}"
     for nombre, fuente in scripts.items():
+        if not nombre.endswith(".py"):
+            continue
         compile(fuente, nombre, "exec")
         assert 'os.write(1, f"[rango {' in fuente, f"{nombre} no etiqueta sus líneas con el rango"
     # lo que la lección promete de cada script
@@ -80,6 +83,18 @@ def test_la_leccion_escribe_sus_scripts_y_son_python_valido():
     assert "trainer.is_world_process_zero()" in scripts["entrenar_trainer.py"]
     assert "acelerador.print(" in scripts["quien_soy.py"]
     assert "fully_shard(" in scripts["repartir.py"] and "ZeroRedundancyOptimizer(" in scripts["repartir.py"]
+    assert "modelo.no_sync()" in scripts["acumular.py"] and "acelerador.accumulate(modelo)" in scripts["acumular.py"]
+    assert "register_comm_hook" in scripts["acumular.py"]
+    assert "muestreador.set_epoch(epoca)" in scripts["barajar.py"]
+    assert "MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)" in scripts["precision.py"]
+    assert "gradient_checkpointing_enable()" in scripts["precision.py"]
+    for pieza in ("full_state_dict=True, cpu_offload=True", "dcp.save(", "dcp.load(", "set_state_dict("):
+        assert pieza in scripts["guardar_repartido.py"], pieza
+    import yaml
+
+    configuracion = yaml.safe_load(scripts["fsdp2.yaml"])
+    assert configuracion["distributed_type"] == "FSDP" and configuracion["fsdp_config"]["fsdp_version"] == 2
+    assert configuracion["mixed_precision"] == "bf16" and configuracion["num_processes"] == 2
 
 
 def _salida(*filas: tuple[int, int, int]) -> str:
@@ -102,6 +117,50 @@ def test_comprobar_procesos_detecta_cada_caso(comprobar_procesos, filas, esperad
         resultado = comprobar_procesos(_salida(*filas), 2, "prueba")
     assert resultado is esperado
     assert frase in texto.getvalue()
+
+
+def _torchrun(carpeta: Path, *argumentos: str) -> str:
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        puerto = s.getsockname()[1]
+    entorno = dict(os.environ, OMP_NUM_THREADS="1", GLOO_SOCKET_IFNAME="lo", CUDA_VISIBLE_DEVICES="")
+    resultado = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2", "--master_addr=127.0.0.1",
+         f"--master_port={puerto}", *argumentos], cwd=carpeta, env=entorno, capture_output=True, text=True, timeout=300,
+    )
+    assert resultado.returncode == 0, resultado.stderr[-3000:]
+    return resultado.stdout
+
+
+def test_checkpoint_repartido_reanuda_identico_bit_a_bit(tmp_path):
+    """El script de la lección, fuera del notebook: un checkpoint DCP del paso 3 leído por procesos nuevos da, al
+    final, los mismos bytes que la corrida que no se detuvo; sin el estado del optimizador, no."""
+    import torch
+
+    (tmp_path / "guardar_repartido.py").write_text(_scripts()["guardar_repartido.py"])
+    _torchrun(tmp_path, "guardar_repartido.py", "entera", "--carpeta", "g", "--pasos", "5", "--guardar-en", "2")
+    # el checkpoint es repartido: un archivo por proceso, más el índice
+    assert sorted(p.name for p in (tmp_path / "g" / "checkpoint_paso_2").iterdir()) == [
+        ".metadata", "__0_0.distcp", "__1_0.distcp"]
+    _torchrun(tmp_path, "guardar_repartido.py", "reanudar", "--carpeta", "g", "--pasos", "5", "--guardar-en", "2")
+    entera, reanudada, sin_optimizador = (torch.load(tmp_path / "g" / f"{n}.pt")
+                                          for n in ("entera", "reanudada", "sin_optimizador"))
+    assert set(entera) == set(reanudada) == {"0.weight", "0.bias", "2.weight", "2.bias"}
+    assert entera["0.weight"].shape == (6, 8)  # el estado completo, no la parte de un proceso
+    assert all(torch.equal(entera[k], reanudada[k]) for k in entera)
+    assert not all(torch.equal(entera[k], sin_optimizador[k]) for k in entera)
+    # las pérdidas de los pasos 3 a 5, idénticas; sin el optimizador, el primer paso coincide y después no
+    import json
+
+    perdidas = {n: json.loads((tmp_path / "g" / f"{n}.json").read_text())["perdidas"]
+                for n in ("entera", "reanudada", "sin_optimizador")}
+    assert len(perdidas["entera"]) == 5 and perdidas["reanudada"] == perdidas["entera"][2:]
+    assert perdidas["sin_optimizador"][0] == perdidas["entera"][2] != perdidas["sin_optimizador"][1]
 
 
 # --------------------------------------------------------------------------
@@ -268,6 +327,84 @@ def comprobar_salidas(nb) -> None:
                 assert bytes_impresos == calculo.componentes[componente]
                 if estrategia == "fsdp" or componente != "estados_optimizador":
                     assert abs(bytes_medidos - bytes_impresos) <= 0.01 * bytes_impresos, (estrategia, componente)
+
+    # Acumulación con DDP: la prueba cuenta los all-reduce de las líneas de cada rango.
+    acumular = _salidas_de_celda(nb, 'torchrun("acumular.py"')
+    _repartida_de_verdad(acumular)
+    cuentas = {}
+    for rango, forma, veces, pasos, micro in re.findall(
+        r"\[rango (\d) de 2 [^\]]*\] (sin_cuidado|no_sync|accelerate): (\d+) all-reduce en (\d+) pasos de (\d+) micro", acumular
+    ):
+        cuentas[(int(rango), forma)] = (int(veces), int(pasos), int(micro))
+    assert len(cuentas) == 6, cuentas
+    for (rango, forma), (veces, pasos, micro) in cuentas.items():
+        assert micro > 1 and veces == (pasos * micro if forma == "sin_cuidado" else pasos), (rango, forma, veces)
+    difs = [float(x) for x in re.findall(r"diferencia máxima de los pesos con sin_cuidado: ([\d.e+-]+)", acumular)]
+    assert len(difs) == 4 and max(difs) < 1e-6, difs
+
+    # set_epoch: sin él, cada rango repite el orden de la época 0; con él, no. Cada época cubre los 12 ejemplos.
+    epocas = _salidas_de_celda(nb, 'torchrun("barajar.py"')
+    _repartida_de_verdad(epocas)
+    vistas = {}
+    for rango, forma, resto in re.findall(r"\[rango (\d) de 2 [^\]]*\] (sin|con) set_epoch: (.+)$", epocas, re.M):
+        vistas[(int(rango), forma)] = [list(map(int, e.split(": ")[1].split())) for e in resto.split(" | ")]
+    assert len(vistas) == 4
+    for forma in ("sin", "con"):
+        for epoca in range(3):
+            assert sorted(vistas[(0, forma)][epoca] + vistas[(1, forma)][epoca]) == list(range(12))
+        repetido = [all(orden == vistas[(r, forma)][0] for orden in vistas[(r, forma)]) for r in (0, 1)]
+        assert repetido == ([True, True] if forma == "sin" else [False, False]), (forma, vistas)
+    assert vistas[(0, "sin")][0] == vistas[(0, "con")][0]  # la época 0 es la misma permutación (seed + 0)
+
+    # FSDP2 con precisión mixta y checkpointing: lo repartido no cambia; bf16 junta la mitad; menos activaciones.
+    precision = _salidas_de_celda(nb, 'torchrun("precision.py"')
+    _repartida_de_verdad(precision)
+    medidas = {}
+    for rango, variante, estado, capa, tipo, activ, grad in re.findall(
+        rf"\[rango (\d) de 2 [^\]]*\] (fp32|bf16|fp32 \+ checkpointing|bf16 \+ checkpointing): estado repartido "
+        rf"({ENTERO}) B, una capa juntada ({ENTERO}) B \((\w+)\), activaciones ({ENTERO}) B .*gradiente en (\w+)",
+        precision,
+    ):
+        medidas[(int(rango), variante)] = (_a_entero(estado), _a_entero(capa), tipo, _a_entero(activ), grad)
+    assert len(medidas) == 8, medidas
+    for rango in (0, 1):
+        fp32, fp32_ck, bf16, bf16_ck = (medidas[(rango, v)] for v in ("fp32", "fp32 + checkpointing", "bf16",
+                                                                     "bf16 + checkpointing"))
+        assert fp32[0] == fp32_ck[0] == bf16[0] == bf16_ck[0]  # el estado repartido, igual
+        assert {m[4] for m in (fp32, fp32_ck, bf16, bf16_ck)} == {"float32"}  # gradientes en fp32
+        assert fp32[2] == "float32" and bf16[2] == "bfloat16" and bf16[1] * 2 == fp32[1]
+        assert fp32_ck[3] < fp32[3] and bf16[3] < fp32[3] and bf16_ck[3] < bf16[3]
+
+    # Guardar el estado repartido: la trampa guarda la mitad; la corrida reanudada es idéntica a la entera.
+    guardar = _salidas_de_celda(nb, 'torchrun("guardar_repartido.py"')
+    assert len(_corridas(guardar)) == 3
+    for corrida in _corridas(guardar):
+        _repartida_de_verdad(corrida)
+    assert "DTensor, forma (6, 8), lo que guarda este proceso: (3, 8)" in guardar
+    trampa = _salidas_de_celda(nb, 'torch.load(GUARDAR / "solo_rango_0.pt")')
+    assert "dice medir (6, 8), pero trae (3, 8)" in trampa and "son las primeras filas del peso completo? sí" in trampa
+    assert "solo_rango_0.pt se carga en un modelo sin repartir: no" in trampa
+    huellas = dict(re.findall(r"\] (entera|reanudada|sin_optimizador): pérdidas [^;]*; huella (\w+)", guardar))
+    assert huellas["entera"] == huellas["reanudada"] != huellas["sin_optimizador"], huellas
+    reanudar = _salidas_de_celda(nb, "corridas = {n: json.loads")
+    assert "reanudada: pérdidas" in reanudar and "idénticos bit a bit a los de la entera: sí (diferencia máxima 0.0e+00" \
+        in reanudar
+    assert "sin_optimizador: pérdidas" in reanudar and "idénticos bit a bit a los de la entera: no" in reanudar
+    assert re.search(r"checkpoint_paso_3/: \.metadata, __0_0\.distcp, __1_0\.distcp", reanudar)
+
+    # El archivo de Accelerate para FSDP2, lanzado en la CPU: 2 procesos, lo leyeron, y Accelerate armó DDP.
+    config = _salidas_de_celda(nb, '"--config_file", "fsdp2.yaml"')
+    _repartida_de_verdad(config)
+    assert config.count("ACCELERATE_USE_FSDP=true, FSDP_VERSION=2") == 2
+    assert config.count("tipo=MULTI_CPU, el modelo es un DistributedDataParallel") == 2
+    assert "no FSDP, aunque el archivo lo pide" in config
+
+    # Dos «máquinas» de un proceso: un grupo de 2, GROUP_RANK 0 y 1, LOCAL_RANK 0 en las dos.
+    nodos = _salidas_de_celda(nb, '"--nnodes", "2"')
+    _repartida_de_verdad(nodos)
+    filas = re.findall(r"máquina \(GROUP_RANK\) (\d), LOCAL_RANK (\d), LOCAL_WORLD_SIZE 1; suma de los rangos de todos: (\d)",
+                       nodos)
+    assert sorted(filas) == [("0", "0", "1"), ("1", "0", "1")], filas
 
     # 7. La tabla de 7B en 8 GPUs: cada estrategia con la contabilidad de su motor, y ZeRO con la de PyTorch.
     from tutor_lib.formato import memoria
