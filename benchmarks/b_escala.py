@@ -3,8 +3,8 @@
 ``TUTOR_BENCH_ESCALA=60`` califica 60 entregas repartidas entre tres
 asignaciones (``TUTOR_BENCH_ESCALA_ASIGNACIONES``, por omisión las tres que más
 rápido se califican), la mitad con la solución de referencia y la mitad sin
-resolver, con ``tutor_lib.clase.calificar_clase`` de verdad: primero con 1
-trabajador de Dask y luego con 2, con la precarga (:mod:`tutor_lib.precarga`)
+resolver, con ``tutor_lib.calificacion.motor.clase.calificar_clase`` de verdad: primero con 1
+trabajador de Dask y luego con 2, con la precarga (:mod:`tutor_lib.calificacion.motor.precarga`)
 como la usa ``tutor calificar``. Además mide, en la misma corrida:
 
 - unas pocas entregas **sin precarga** (``TUTOR_SIN_PRECARGA=1``), para comparar;
@@ -51,7 +51,7 @@ _PREPARAR: list[float] = []
 
 
 def _clase(asig: str, n: int, carpeta: Path, nombre: str | None = None) -> Path:
-    from tutor_lib.calificador import CursoTemporal, entrega_de_referencia, fuente
+    from tutor_lib.calificacion.motor.calificador import CursoTemporal, entrega_de_referencia, fuente
 
     inicio = time.perf_counter()
     with CursoTemporal(asig) as curso:
@@ -98,7 +98,7 @@ def _meta(valor: float, meta: float) -> str:
 
 def _corregir(asig: str, tmp: Path, veces: int = 2) -> tuple[float, float]:
     """(mediana de segundos, puntos) de ``tutor corregir`` sobre la solución de referencia, como proceso nuevo."""
-    from tutor_lib.calificador import CursoTemporal, entrega_de_referencia, fuente
+    from tutor_lib.calificacion.motor.calificador import CursoTemporal, entrega_de_referencia, fuente
 
     with CursoTemporal(asig) as curso:
         nb = entrega_de_referencia(nbformat.read(fuente(asig), as_version=4), curso.liberado)
@@ -117,8 +117,8 @@ def _corregir(asig: str, tmp: Path, veces: int = 2) -> tuple[float, float]:
 
 def medir() -> list[tuple[str, str, str]]:
     from tutor_lib import formato
-    from tutor_lib.clase import calificar_clase
-    from tutor_lib.precarga import DESACTIVAR
+    from tutor_lib.calificacion.motor.clase import calificar_clase
+    from tutor_lib.calificacion.motor.precarga import DESACTIVAR
 
     total = int(os.environ.get("TUTOR_BENCH_ESCALA", "0") or 0)
     if total <= 0:

@@ -52,10 +52,10 @@ c.LimitOutput.max_traceback = 50
 c.Execute.execute_retries = 0
 
 # Las celdas de prueba corren en el proceso del juez, no en el kernel del estudiante
-# (tutor_lib/juez): es el Execute de nbgrader con las pruebas aparte; lo demás de
+# (tutor_lib/calificacion/juez): es el Execute de nbgrader con las pruebas aparte; lo demás de
 # autograde queda como lo trae nbgrader.
 c.Autograde.autograde_preprocessors = [
-    "tutor_lib.juez.ejecutor.EjecutarConJuez",
+    "tutor_lib.calificacion.juez.ejecutor.EjecutarConJuez",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",

@@ -24,7 +24,7 @@ import nbformat
 RAIZ = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(RAIZ))
 
-from tutor_lib.calificador import CursoTemporal, Limites, entrega_de_referencia, fuente  # noqa: E402
+from tutor_lib.calificacion.motor.calificador import CursoTemporal, Limites, entrega_de_referencia, fuente  # noqa: E402
 
 
 def variantes(asig: str) -> list[dict]:

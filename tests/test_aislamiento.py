@@ -1,6 +1,6 @@
-"""Ataques al envoltorio del kernel del estudiante (:mod:`tutor_lib.aislamiento`), sin nbgrader.
+"""Ataques al envoltorio del kernel del estudiante (:mod:`tutor_lib.calificacion.kernel.aislamiento`), sin nbgrader.
 
-Cada prueba corre un script de Python bajo ``python -m tutor_lib.aislamiento`` con una
+Cada prueba corre un script de Python bajo ``python -m tutor_lib.calificacion.kernel.aislamiento`` con una
 configuración como la del calificador, armada en carpetas de ``tmp_path``: una carpeta de
 trabajo escribible, la carpeta personal y la de la prueba tapadas, el informe en una
 carpeta que el kernel no ve. El script intenta el ataque desde adentro y devuelve lo que
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from tutor_lib import aislamiento
+from tutor_lib.calificacion.kernel import aislamiento
 
 RAIZ = Path(__file__).resolve().parents[1]
 ES_ROOT = os.geteuid() == 0
@@ -78,8 +78,8 @@ def correr(tmp_path: Path, codigo: str, *, valores: dict | None = None, env_extr
     env = {**os.environ, "PYTHONPATH": str(RAIZ), aislamiento.VARIABLE: json.dumps(conf), **(env_extra or {})}
     script = PRELUDIO + "".join(f"{k} = {v!r}\n" for k, v in (valores or {}).items()) + codigo + FINAL
     inicio = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "tutor_lib.aislamiento", sys.executable, "-c", script],
-                          cwd=trabajo, env=env, capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run([sys.executable, "-m", "tutor_lib.calificacion.kernel.aislamiento", sys.executable, "-c",
+                           script], cwd=trabajo, env=env, capture_output=True, text=True, timeout=timeout)
     segundos = time.monotonic() - inicio
     salida = proc.stdout + proc.stderr
     linea = next((l for l in proc.stdout.splitlines() if l.startswith("RESULTADO=")), None)
@@ -627,7 +627,7 @@ def test_cgroup_v2_cuando_la_maquina_lo_permite(tmp_path, monkeypatch):
     (base / "cgroup.subtree_control").write_text("")
     (base / "cgroup.procs").write_text("")
     (base / "tutor-4999999999").mkdir()  # lo que dejó un kernel que ya no existe
-    from tutor_lib import grupos_de_control
+    from tutor_lib.calificacion.kernel import grupos_de_control
 
     monkeypatch.setattr(grupos_de_control, "_cgroup_propio", lambda: base)
     monkeypatch.setattr(grupos_de_control, "_cgroups_v1", lambda: {})  # sin v2, nada de v1 de verdad aquí
@@ -653,7 +653,7 @@ def test_cgroup_v2_cuando_la_maquina_lo_permite(tmp_path, monkeypatch):
 def test_cgroups_v1_cuando_no_hay_v2(tmp_path, monkeypatch):
     """Sin cgroup v2 delegado, las jerarquías v1 (Docker con cgroup v1, esta máquina de CI): un cgroup
     hoja por controlador, con memoria, procesos y un cpu propio (reparto justo; tope con cpu_nucleos)."""
-    from tutor_lib import grupos_de_control
+    from tutor_lib.calificacion.kernel import grupos_de_control
 
     propios = {}
     for controlador in ("memory", "pids", "cpu"):

@@ -1,4 +1,7 @@
-"""tutor_lib.archivos.borrar_arbol: lo que deja una entrega se borra aunque sea hostil (sin recursión, sin enlaces)."""
+"""tutor_lib.calificacion.archivos.borrar_arbol: lo que deja una entrega se borra aunque sea hostil.
+
+Sin recursión y sin seguir enlaces.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ import sys
 
 import pytest
 
-from tutor_lib.archivos import borrar_arbol
+from tutor_lib.calificacion.archivos import borrar_arbol
 
 
 def _anidar(base, niveles: int) -> None:

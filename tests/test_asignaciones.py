@@ -28,7 +28,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tutor_lib.calificador import CursoTemporal, Limites, entrega_de_referencia, fuente
+from tutor_lib.calificacion.motor.calificador import CursoTemporal, Limites, entrega_de_referencia, fuente
 
 RAIZ = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(RAIZ / "scripts"))

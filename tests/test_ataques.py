@@ -40,7 +40,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tutor_lib.calificador import calificar_clase, entrega_de_referencia, fuente
+from tutor_lib.calificacion.motor.calificador import entrega_de_referencia, fuente
+from tutor_lib.calificacion.motor.clase import calificar_clase
 
 RAIZ = Path(__file__).resolve().parents[1]
 ASIG = "ej11_qlora"  # la asignación que más rápido se califica
@@ -164,7 +165,7 @@ for pid in os.listdir("/proc"):
         for archivo in ("cmdline", "environ"):
             revisar(f"/proc/{{pid}}/{{archivo}}")
 # Anotar todo lo que el juez le pide a este kernel (los pedidos traen el código de las pruebas).
-import tutor_lib.juez.puente as puente
+import tutor_lib.calificacion.juez.puente as puente
 _responder = puente.responder
 def _espiar(pedido, espacio=None):
     print("ESPI" "ADO:", pedido)
@@ -303,7 +304,8 @@ for ruta in [pathlib.Path.cwd() / "aislamiento.json", base / "privado" / "inform
 print("ATAQUE" "-FIN")
 """
 
-# 9. Nacer de un proceso ya cargado (tutor_lib.precarga): secretos en la memoria heredada, el servidor y su socket.
+# 9. Nacer de un proceso ya cargado (tutor_lib.calificacion.motor.precarga): secretos en la memoria heredada, el
+# servidor y su socket.
 # Se busca cada secreto por un prefijo y su sha256: el texto entero nunca está en esta celda (si estuviera, la
 # búsqueda se encontraría a sí misma).
 PRECARGA = """
@@ -400,7 +402,7 @@ def clase(tmp_path_factory):
     servidor.listen(1)
     durmiente = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)", TOKEN_EN_LINEA])
 
-    from tutor_lib.calificador import CursoTemporal
+    from tutor_lib.calificacion.motor.calificador import CursoTemporal
 
     with CursoTemporal(ASIG) as curso:
         liberado = curso.liberado
@@ -530,7 +532,7 @@ def test_un_ataque_no_suma_puntos_ni_encuentra_nada(clase, nombre):
 
 def test_la_clase_se_califico_con_precarga(clase):
     """Los ataques de arriba atacan el camino rápido: cada kernel nació del servidor de precarga."""
-    from tutor_lib.precarga import activa
+    from tutor_lib.calificacion.motor.precarga import activa
 
     if not activa():
         pytest.skip("TUTOR_SIN_PRECARGA=1: esta corrida calificó sin precarga")

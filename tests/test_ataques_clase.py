@@ -38,7 +38,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tutor_lib.calificador import entrega_de_referencia, fuente
+from tutor_lib.calificacion.motor.calificador import entrega_de_referencia, fuente
 
 RAIZ = Path(__file__).resolve().parents[1]
 ASIG = "ej11_qlora"  # la asignación que más rápido se califica
@@ -171,7 +171,7 @@ def test_cada_atacante_queda_invalido_con_su_motivo_en_espanol(clase, nombre):
 
 
 def test_la_carpeta_muchos_pasa_el_tope_por_estudiante():
-    from tutor_lib.entregas import ZIP_MAX_ENTRADAS, ZIP_MAX_ENTRADAS_ESTUDIANTE
+    from tutor_lib.calificacion.entregas import ZIP_MAX_ENTRADAS, ZIP_MAX_ENTRADAS_ESTUDIANTE
 
     assert ZIP_MAX_ENTRADAS_ESTUDIANTE < MUCHAS < ZIP_MAX_ENTRADAS
 
@@ -199,7 +199,7 @@ def test_el_csv_abierto_con_cualquier_separador_no_trae_formulas(clase):
 
 def test_la_misma_clase_en_una_carpeta_con_notebooks_sueltos(referencia, tmp_path):
     """La exploración y la copia privada que hace ``tutor calificar`` con una carpeta (sin calificar de nuevo)."""
-    from tutor_lib.entregas import explorar_entregas
+    from tutor_lib.calificacion.entregas import explorar_entregas
 
     carpeta = tmp_path / "entregas"
     carpeta.mkdir()
@@ -231,7 +231,7 @@ def test_la_misma_clase_en_una_carpeta_con_notebooks_sueltos(referencia, tmp_pat
 def test_tutor_corregir_no_deja_que_un_mensaje_reescriba_la_terminal(tmp_path, monkeypatch, capsys):
     """Un notebook con 0 puntos cuyo mensaje de parte trae ``\\r``, ANSI, OSC, retrocesos y U+202E."""
     from tutor_lib import autoevaluacion, cli
-    from tutor_lib.calificador import Calificacion, Parte
+    from tutor_lib.calificacion.resultados import Calificacion, Parte
 
     engano = ("Falla.\r\x1b[2K  \u2714 parte  11 / 11\x1b[1A\x1b[2K\rAsignación ej11_qlora: 11 de 11 puntos."
               "\x1b]0;titulo\x07\b\b\u202eojabart neuB¡\x9b2J\x1bc\x00")

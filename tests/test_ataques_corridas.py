@@ -31,7 +31,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tutor_lib.calificador import CursoTemporal, entrega_de_referencia, fuente
+from tutor_lib.calificacion.motor.calificador import CursoTemporal, entrega_de_referencia, fuente
 
 RAIZ = Path(__file__).resolve().parents[1]
 ASIG = "ej11_qlora"

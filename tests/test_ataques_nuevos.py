@@ -1,7 +1,7 @@
 """Ataques nuevos (segunda pasada del issue 39): tipos que ``tests/test_ataques.py`` no cubre.
 
 Igual que allá, toda una clase de ``ej11_qlora`` se califica **una sola vez** con
-:func:`tutor_lib.calificador.calificar_clase` (dos entregas a la vez, ``TMPDIR``
+:func:`tutor_lib.calificacion.motor.clase.calificar_clase` (dos entregas a la vez, ``TMPDIR``
 propio): dos compañeros honestos y entregas atacantes hechas con la solución de
 referencia más celdas del atacante. Cada ataque imprime ``FUGA[tipo]: ...`` solo
 si logra lo que intenta y ``ATAQUE-FIN[tipo]`` al terminar (para probar que
@@ -60,7 +60,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tutor_lib.calificador import calificar_clase, entrega_de_referencia, fuente
+from tutor_lib.calificacion.motor.calificador import entrega_de_referencia, fuente
+from tutor_lib.calificacion.motor.clase import calificar_clase
 
 RAIZ = Path(__file__).resolve().parents[1]
 ASIG = "ej11_qlora"  # la asignación que más rápido se califica
@@ -579,7 +580,7 @@ print("ATAQUE" "-FIN[disco]")
 WIDGETS = r"""
 def _widgets():
     from comm import create_comm
-    import tutor_lib.juez.puente as puente
+    import tutor_lib.calificacion.juez.puente as puente
     estado = {"_model_name": "ModeloFuga", "_model_module": "fuga", "_model_module_version": "1.0.0"}
     # 1. Una bomba: 4 estados de 10 MiB cada uno (la salida de una celda se recorta en 1 MB).
     relleno = "x" * (10 * 2**20)
@@ -668,7 +669,7 @@ def _detalle_desde_avance(salida: Path) -> dict:
 @pytest.fixture(scope="module")
 def liberado():
     """El notebook liberado de la asignación (nbgrader generate_assignment, una vez por módulo)."""
-    from tutor_lib.calificador import CursoTemporal
+    from tutor_lib.calificacion.motor.calificador import CursoTemporal
 
     with CursoTemporal(ASIG) as curso:
         return curso.liberado
@@ -833,11 +834,12 @@ def test_nada_fuera_de_las_carpetas_del_estudiante_cambia(clase):
 
 def test_llavero_de_sesion(clase):
     # ATAQUE QUE HOY FUNCIONA. El kernel hereda el llavero de sesión del núcleo de quien califica (a través
-    # del servidor de precarga y de tutor_lib.aislamiento: ni un espacio de usuario nuevo ni bajar a otro uid lo
-    # cambian), y como lo «posee» puede leer sus llaves (aquí, el secreto del instructor), dejarle llaves que
-    # siguen ahí después de calificar y pasarle datos a otro estudiante que se califica a la vez. Arreglo: en
-    # tutor_lib.aislamiento, antes del kernel, keyctl(KEYCTL_JOIN_SESSION_KEYRING, NULL) (un llavero de sesión
-    # nuevo y vacío) y, mejor aún, un filtro seccomp que niegue add_key, request_key y keyctl.
+    # del servidor de precarga y de tutor_lib.calificacion.kernel.aislamiento: ni un espacio de usuario nuevo ni
+    # bajar a otro uid lo cambian), y como lo «posee» puede leer sus llaves (aquí, el secreto del instructor),
+    # dejarle llaves que siguen ahí después de calificar y pasarle datos a otro estudiante que se califica a la
+    # vez. Arreglo: en tutor_lib.calificacion.kernel.aislamiento, antes del kernel,
+    # keyctl(KEYCTL_JOIN_SESSION_KEYRING, NULL) (un llavero de sesión nuevo y vacío) y, mejor aún, un filtro
+    # seccomp que niegue add_key, request_key y keyctl.
     if not clase["con_llavero"]:
         pytest.skip("este núcleo no deja crear llaveros (seccomp o sin keyctl): el ataque no tiene por dónde entrar")
     problemas = _fugas(clase, "llavero")
@@ -883,8 +885,8 @@ def test_acaparar_la_cpu(clase):
     # ATAQUE QUE HOY FUNCIONA. No hay tope de CPU por kernel: el cgroup propio (si lo hay) solo acota memoria
     # y procesos (y sin controladores v2 ni eso: queda RLIMIT_NPROC), y RLIMIT_CPU es por proceso. Con 255
     # procesos girando hasta el tiempo total (600 s), una entrega deja sin CPU a las que se califican a la vez,
-    # que pueden terminar en «tiempo agotado» con 0 puntos. Arreglo: en tutor_lib.aislamiento, cpu.max (cgroup
-    # v2) o cpu.cfs_quota_us (cgroup v1) de un núcleo en el cgroup propio del kernel, y el informe de
+    # que pueden terminar en «tiempo agotado» con 0 puntos. Arreglo: en tutor_lib.calificacion.kernel.aislamiento,
+    # cpu.max (cgroup v2) o cpu.cfs_quota_us (cgroup v1) de un núcleo en el cgroup propio del kernel, y el informe de
     # aislamiento diciendo si lo logró.
     fugas = _fugas(clase, "acaparar")
     assert not fugas, fugas
@@ -953,8 +955,8 @@ def test_retroalimentacion_lenta_con_celdas_hostiles(liberado):
     import signal
     import time
 
-    from tutor_lib.reconstruccion import normalizar
-    from tutor_lib.retroalimentacion import ExportadorRetroalimentacion
+    from tutor_lib.calificacion.reconstruccion import normalizar
+    from tutor_lib.calificacion.retroalimentacion import ExportadorRetroalimentacion
 
     def preparar(nb):
         reconstruido, _ = normalizar(json.loads(nbformat.writes(nb)), liberado)

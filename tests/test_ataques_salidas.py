@@ -5,7 +5,7 @@ kernel código con líneas ocultas: ``alumno.ejecutar('''...''')``) se califica 
 ``tutor calificar`` (dos entregas a la vez, con el servidor de precarga), con compañeros honestos
 y con estos ataques (cada uno, en su propia entrega):
 
-* **publicar lo que pide el juez** (3a): una celda envuelve ``tutor_lib.juez.puente.responder``
+* **publicar lo que pide el juez** (3a): una celda envuelve ``tutor_lib.calificacion.juez.puente.responder``
   y, mientras el juez pregunta, escribe cada pedido (código y valores) en una salida anterior con
   ``update_display``; con un ``execute_result`` crudo (por el socket iopub del kernel) con el
   ``display_id`` de otra celda; en el estado de un widget (``comm_open``); o con ``os.write`` a
@@ -52,7 +52,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tutor_lib.calificador import calificar_clase, entrega_de_referencia, fuente
+from tutor_lib.calificacion.motor.calificador import entrega_de_referencia, fuente
+from tutor_lib.calificacion.motor.clase import calificar_clase
 
 RAIZ = Path(__file__).resolve().parents[1]
 ASIG = "ej02_datos"
@@ -99,7 +100,7 @@ def _con_celdas(nb, *codigos: str):
 
 ESPIA = """
 import json, os
-import tutor_lib.juez.puente as _puente
+import tutor_lib.calificacion.juez.puente as _puente
 
 _pedidos, _codigos = [], []
 _responder_original = _puente.responder
@@ -622,7 +623,7 @@ class _TransporteDelJuez:
         self.espacio = espacio
 
     def pedir(self, pedido: str) -> str:
-        from tutor_lib.juez.puente import responder
+        from tutor_lib.calificacion.juez.puente import responder
 
         return responder(pedido, self.espacio)
 
@@ -631,7 +632,7 @@ SECRETO = "divisiones = DatasetDict(train=completo.select(range(7)))"
 
 
 def test_el_juez_nunca_repite_el_texto_de_una_excepcion_del_estudiante():
-    from tutor_lib.juez.puente import Alumno, ErrorDelAlumno
+    from tutor_lib.calificacion.juez.puente import Alumno, ErrorDelAlumno
 
     class Notas(Exception):
         def __str__(self):
@@ -669,7 +670,7 @@ def test_el_juez_nunca_repite_el_texto_de_una_excepcion_del_estudiante():
         assert type(error.value) in (AssertionError, ValueError, RuntimeError, TypeError, ErrorDelAlumno), nombre
         assert "Tu función" in str(error.value) or "dato plano" in str(error.value), (nombre, str(error.value))
     # Una respuesta forjada por el kernel: ni el tipo inventado ni lo que trae adentro se repiten.
-    from tutor_lib.juez.puente import interpretar
+    from tutor_lib.calificacion.juez.puente import interpretar
 
     for forjada in ({"valor": json.dumps({"t": SECRETO})}, {"valor": json.dumps({"t": "tensor", "dtype": SECRETO})},
                     {"error": {"ename": SECRETO, "evalue": SECRETO}}, {"error": {"ename": "DatoNoPlano", "evalue": SECRETO}},

@@ -1,4 +1,4 @@
-"""Reconstrucción de entregas (tutor_lib.calificador.normalizar), sin nbgrader ni kernel.
+"""Reconstrucción de entregas (tutor_lib.calificacion.motor.calificador.normalizar), sin nbgrader ni kernel.
 
 La reconstrucción es lo que hace que manipular una entrega no sirva: las
 pruebas siempre salen del notebook liberado y de la entrega solo se toma el
@@ -15,7 +15,7 @@ import zipfile
 import nbformat
 import pytest
 
-from tutor_lib.calificador import (
+from tutor_lib.calificacion.motor.calificador import (
     codigo_de_solucion,
     entrega_de_referencia,
     entregas_de_carpeta,

@@ -2,7 +2,7 @@
 
 Se usa una asignación real del curso (``ASIG``). Todo corre con nbgrader
 (``generate_assignment``, ``autograde``, ``generate_feedback``) y con el kernel
-aislado de :mod:`tutor_lib.aislamiento`, como lo usa un instructor.
+aislado de :mod:`tutor_lib.calificacion.kernel.aislamiento`, como lo usa un instructor.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tutor_lib.calificador import CursoTemporal, Limites, entrega_de_referencia, fuente
+from tutor_lib.calificacion.motor.calificador import CursoTemporal, Limites, entrega_de_referencia, fuente
 
 RAIZ = Path(__file__).resolve().parents[1]
 # La asignación que más rápido se califica (ver python -m benchmarks calificacion): las
@@ -338,7 +338,7 @@ def test_tutor_calificar_una_clase_completa(clase, nota_referencia):
     # nada de la entrega que no terminaba sigue corriendo: ningún kernel ni juez de la corrida
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
     restos = [l for l in ps.splitlines() if ("ipykernel_launcher" in l and ("/tutor-s-" in l or "/tutor-ej" in l))
-              or "tutor_lib.juez.proceso" in l]
+              or "tutor_lib.calificacion.juez.proceso" in l]
     assert not restos, restos
 
 

@@ -1,4 +1,4 @@
-"""La comparación de las pruebas (tutor_lib.juez.comparar): tipo y forma antes que los valores.
+"""La comparación de las pruebas (tutor_lib.calificacion.juez.comparar): tipo y forma antes que los valores.
 
 ``torch.allclose`` y ``np.allclose`` difunden: un tensor vacío o una columna
 ``(n, 1)`` «coinciden» con lo esperado. Estas pruebas fijan que
@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 import torch
 
-from tutor_lib.juez import comparar_valores, revisar_forma, valores_coinciden
-from tutor_lib.juez.datos import codificar, decodificar
+from tutor_lib.calificacion.juez import comparar_valores, revisar_forma, valores_coinciden
+from tutor_lib.calificacion.juez.datos import codificar, decodificar
 
 
 def _mensaje(recibido, esperado, **kw) -> str:

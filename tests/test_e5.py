@@ -7,7 +7,8 @@ import struct
 import numpy as np
 import pytest
 
-from tutor_lib import e5, recursos
+from tutor_lib import recursos
+from tutor_lib.modelos import e5
 
 
 def _bloque(escala: float, nibbles: list[int]) -> bytes:

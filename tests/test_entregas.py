@@ -1,4 +1,4 @@
-"""Ataques a la carpeta de entregas, al zip del LMS, a la reconstrucción y al CSV (tutor_lib.entregas).
+"""Ataques a la carpeta de entregas, al zip del LMS, a la reconstrucción y al CSV (tutor_lib.calificacion.entregas).
 
 Cada prueba planta algo que una persona podría dejar en una carpeta de
 entregas (un enlace a las soluciones o a un compañero, un FIFO, nombres que
@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from test_calificador import liberado, resuelto  # noqa: E402
 
-from tutor_lib import entregas  # noqa: E402
-from tutor_lib.calificador import celda_csv, leer_entrega, normalizar  # noqa: E402
-from tutor_lib.entregas import (  # noqa: E402
+from tutor_lib.calificacion import entregas  # noqa: E402
+from tutor_lib.calificacion.motor.calificador import celda_csv, leer_entrega, normalizar  # noqa: E402
+from tutor_lib.calificacion.entregas import (  # noqa: E402
     explorar_entregas,
     extraer_zip,
     leer_dentro_de,
@@ -309,7 +309,7 @@ def test_celdas_csv_que_serian_formulas_se_neutralizan():
 
 def test_calificar_clase_sin_entregas_calificables_escribe_omitidas_y_csv_seguro(tmp_path):
     """Una clase donde nada llega al kernel: symlink, FIFO, carpetas vacías con nombres de fórmula."""
-    from tutor_lib.calificador import calificar_clase
+    from tutor_lib.calificacion.motor.clase import calificar_clase
 
     carpeta = tmp_path / "entregas"
     carpeta.mkdir()

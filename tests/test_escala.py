@@ -29,7 +29,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tutor_lib.calificador import CursoTemporal, Limites, entrega_de_referencia, fuente
+from tutor_lib.calificacion.motor.calificador import CursoTemporal, Limites, entrega_de_referencia, fuente
 
 RAIZ = Path(__file__).resolve().parents[1]
 ASIG = "ej11_qlora"  # la asignación que más rápido se califica (python -m benchmarks calificacion)
@@ -265,7 +265,7 @@ def corrida_con_muerte(postgres, grupo, entregas, tmp_path_factory):
     interrumpido = _calificando_en(t1.pid)
     assert interrumpido in ("ana", "bea", "eva", "hugo")
     vivos = _descendientes(t1.pid)  # nbgrader, su kernel y su juez, y el servidor de precarga de t1 con sus hijos
-    assert any("tutor_lib.precarga" in a for a in vivos.values()), vivos
+    assert any("tutor_lib.calificacion.motor.precarga" in a for a in vivos.values()), vivos
     os.killpg(t1.pid, signal.SIGKILL)
     t1.wait()
     salida_json, errores = proc.communicate(timeout=600)
@@ -293,7 +293,7 @@ def test_un_trabajador_muere_y_cada_estudiante_tiene_una_nota(postgres, entregas
     assert next(l for l in lineas if l["estudiante"] == interrumpido)["trabajador"] != f"{socket.gethostname()}:{pid_t1}"
     assert _notas_en_la_libreta(url) == {e: [p] for e, p in esperado.items()}
     # nbgrader murió con t1: nada de esa calificación sigue vivo (ni nbgrader, ni su kernel, ni su juez)
-    huerfanos = [a for _, _, a in _procesos() if "tutor_lib.juez.proceso" in a or
+    huerfanos = [a for _, _, a in _procesos() if "tutor_lib.calificacion.juez.proceso" in a or
                  ("ipykernel_launcher" in a and "/tutor-s-" in a) or ("nbgraderapp" in a and "autograde" in a)]
     assert not huerfanos, huerfanos
     # ni nada de lo que colgaba de t1 al morir (los hijos del servidor de precarga llevan la línea de órdenes

@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 import torch
 
-from tutor_lib.juez import MARCA_COMPARTIDA, ErrorDelAlumno, alumno, datos
-from tutor_lib.juez.ejecutor import es_compartida, es_prueba
-from tutor_lib.juez.proceso import ejecutar_celda
-from tutor_lib.juez.puente import interpretar, responder
+from tutor_lib.calificacion.juez import MARCA_COMPARTIDA, ErrorDelAlumno, alumno, datos
+from tutor_lib.calificacion.juez.ejecutor import es_compartida, es_prueba
+from tutor_lib.calificacion.juez.proceso import ejecutar_celda
+from tutor_lib.calificacion.juez.puente import interpretar, responder
 
 
 def ida_y_vuelta(valor):
@@ -163,8 +163,8 @@ def test_el_proceso_del_juez_habla_por_sus_tuberias():
     """El juez de verdad, en un subproceso: una celda que pide algo al «estudiante» (aquí, la prueba)."""
     a_juez_r, a_juez_w = os.pipe()
     de_juez_r, de_juez_w = os.pipe()
-    proc = subprocess.Popen([sys.executable, "-m", "tutor_lib.juez.proceso", str(a_juez_r), str(de_juez_w)],
-                            pass_fds=(a_juez_r, de_juez_w))
+    proc = subprocess.Popen([sys.executable, "-m", "tutor_lib.calificacion.juez.proceso", str(a_juez_r),
+                             str(de_juez_w)], pass_fds=(a_juez_r, de_juez_w))
     os.close(a_juez_r)
     os.close(de_juez_w)
     escribir, leer = os.fdopen(a_juez_w, "w"), os.fdopen(de_juez_r)

@@ -1,4 +1,4 @@
-"""El servidor de precarga y su relevo (tutor_lib.precarga), con procesos de verdad.
+"""El servidor de precarga y su relevo (tutor_lib.calificacion.motor.precarga), con procesos de verdad.
 
 La calificación entera con precarga la atacan tests/test_ataques.py (la clase
 hostil, incluido el ataque «precarga»: buscar secretos en la memoria heredada y
@@ -19,7 +19,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tutor_lib import aislamiento, precarga
+from tutor_lib.calificacion.kernel import aislamiento
+from tutor_lib.calificacion.motor import precarga
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="la precarga usa fork y SCM_RIGHTS de Linux")
 
@@ -38,8 +39,8 @@ def _relevo(argv: list[str], ruta: str | None, **kwargs) -> subprocess.Completed
     env.pop(precarga.VARIABLE, None)
     if ruta:
         env[precarga.VARIABLE] = ruta
-    return subprocess.run([sys.executable, "-m", "tutor_lib.precarga", sys.executable, *argv], env=env,
-                          capture_output=True, text=True, timeout=60, **kwargs)
+    return subprocess.run([sys.executable, "-m", "tutor_lib.calificacion.motor.precarga", sys.executable, *argv],
+                          env=env, capture_output=True, text=True, timeout=60, **kwargs)
 
 
 PROGRAMA = ("import os, sys; print('decimal' in sys.modules, sys.argv, os.getcwd(), os.environ.get('X_PRUEBA'), "
@@ -72,7 +73,8 @@ def test_descriptores_como_pass_fds_y_ninguno_mas(servidor, tmp_path):
     codigo = (f"import os; os.write({escribir}, b'hola por la tuberia'); "
               "print(sorted(int(f) for f in os.listdir('/proc/self/fd')))")
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "tutor_lib.precarga", sys.executable, "-c", codigo],
+        proc = subprocess.Popen([sys.executable, "-m", "tutor_lib.calificacion.motor.precarga", sys.executable, "-c",
+                                 codigo],
                                 env={**os.environ, precarga.VARIABLE: servidor.ruta}, pass_fds=(escribir,),
                                 stdout=subprocess.PIPE, text=True)
         os.close(escribir)
@@ -95,7 +97,7 @@ def test_las_senales_llegan_y_si_el_relevo_muere_el_programa_tambien(servidor, t
               "try:\n    print(os.getpid(), nieto.pid, flush=True)\n    time.sleep(120)\nexcept KeyboardInterrupt:\n    print('interrumpido', flush=True)\n"
               "    nieto.kill()\n    sys.exit(3)\n")
     env = {**os.environ, precarga.VARIABLE: servidor.ruta}
-    argv = [sys.executable, "-m", "tutor_lib.precarga", sys.executable, "-c", codigo]
+    argv = [sys.executable, "-m", "tutor_lib.calificacion.motor.precarga", sys.executable, "-c", codigo]
     # SIGINT al relevo (así interrumpe nbgrader un kernel): le llega al programa
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, text=True)
     pid, _ = map(int, proc.stdout.readline().split())
@@ -157,7 +159,7 @@ def test_el_kernel_pide_solo_lo_que_el_aislamiento_deja_pasar(monkeypatch):
     monkeypatch.setenv("DATABASE_URL", "postgresql://u:clave@h/b")
     monkeypatch.setenv(aislamiento.VARIABLE, "{}")
     monkeypatch.setenv("PATH", "/usr/bin")
-    for argv in (["py", "-m", "tutor_lib.aislamiento", "py", "-m", "ipykernel_launcher"],
+    for argv in (["py", "-m", "tutor_lib.calificacion.kernel.aislamiento", "py", "-m", "ipykernel_launcher"],
                  ["py", "-m", "ipykernel_launcher", "-f", "c.json"]):
         env = precarga._env_del_pedido(argv)
         assert "DATABASE_URL" not in env and env["PATH"] == "/usr/bin" and aislamiento.VARIABLE in env
@@ -165,7 +167,7 @@ def test_el_kernel_pide_solo_lo_que_el_aislamiento_deja_pasar(monkeypatch):
 
 
 def test_el_servidor_muere_con_quien_lo_lanzo(tmp_path):
-    codigo = ("import sys, time\nfrom tutor_lib import precarga\n"
+    codigo = ("import sys, time\nfrom tutor_lib.calificacion.motor import precarga\n"
               "s = precarga.Servidor([], {'PATH': '/usr/bin:/bin'})\n"
               "print(s.proc.pid, s.carpeta, flush=True)\ntime.sleep(300)\n")
     dueno = subprocess.Popen([sys.executable, "-c", codigo], stdout=subprocess.PIPE, text=True)

@@ -1,4 +1,4 @@
-"""Ataques a la retroalimentación HTML (tutor_lib.retroalimentacion).
+"""Ataques a la retroalimentación HTML (tutor_lib.calificacion.retroalimentacion).
 
 La retroalimentación la abren el estudiante y su instructor en el navegador:
 no puede traer el código de las pruebas ocultas ni nada que se ejecute. Las
@@ -20,7 +20,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tutor_lib.retroalimentacion import (
+from tutor_lib.calificacion.retroalimentacion import (
     CSP,
     ExportadorRetroalimentacion,
     PrepararRetroalimentacion,
@@ -227,7 +227,7 @@ def _lineas_ocultas(fuente_nb) -> list[str]:
 
 @pytest.fixture(scope="module")
 def retroalimentacion_hostil(tmp_path_factory):
-    from tutor_lib.calificador import CursoTemporal, Limites, entrega_de_referencia, fuente
+    from tutor_lib.calificacion.motor.calificador import CursoTemporal, Limites, entrega_de_referencia, fuente
 
     tmp = tmp_path_factory.mktemp("retro")
     origen = nbformat.read(fuente(ASIG), as_version=4)
@@ -442,7 +442,7 @@ def test_sanear_cuerpo_sin_estilos_ids_repetidos_ni_clases_ajenas():
 
 
 def test_contenido_del_estudiante_sin_ningun_atributo_de_estilo():
-    from tutor_lib.retroalimentacion import sanear_contenido
+    from tutor_lib.calificacion.retroalimentacion import sanear_contenido
 
     for ataque, html in ATAQUES_DE_ESTILO.items():
         limpio = sanear_contenido(html)
@@ -476,7 +476,7 @@ def test_verificar_html_rechaza_estilo_en_el_cuerpo(cuerpo, problema):
 
 def test_ninguna_clase_que_puede_quedar_del_estudiante_posiciona_nada(tmp_path):
     """Las clases del resaltado (las únicas que conserva lo del estudiante) solo dan color en el CSS de la página."""
-    from tutor_lib.retroalimentacion import clase_de_estudiante
+    from tutor_lib.calificacion.retroalimentacion import clase_de_estudiante
 
     texto = _exportar_con_respuesta(tmp_path, "hola")
     css = re.sub(r"/\*.*?\*/", "", "\n".join(re.findall(r"<style[^>]*>(.*?)</style>", texto, re.S)), flags=re.S)
@@ -496,7 +496,7 @@ def test_ninguna_clase_que_puede_quedar_del_estudiante_posiciona_nada(tmp_path):
 
 @pytest.fixture(scope="module")
 def retroalimentacion_con_estilos(tmp_path_factory):
-    from tutor_lib.calificador import CursoTemporal, Limites, entrega_de_referencia, fuente
+    from tutor_lib.calificacion.motor.calificador import CursoTemporal, Limites, entrega_de_referencia, fuente
 
     tmp = tmp_path_factory.mktemp("retro_estilos")
     origen = nbformat.read(fuente(ASIG), as_version=4)
@@ -529,7 +529,7 @@ def test_html_demasiado_anidado_se_muestra_como_texto():
     """Sanear HTML anidado cuesta tiempo cuadrático: 8000 «<div>» abiertos se muestran como texto, al instante."""
     import time
 
-    from tutor_lib.retroalimentacion import MAX_ANIDAMIENTO, sanear_contenido
+    from tutor_lib.calificacion.retroalimentacion import MAX_ANIDAMIENTO, sanear_contenido
 
     inicio = time.perf_counter()
     limpio = sanear_contenido("<div>" * 8000 + FALSO)

@@ -7,7 +7,7 @@ import importlib.util
 import pytest
 import torch
 
-from tutor_lib import smollm2
+from tutor_lib.modelos import smollm2
 
 
 @pytest.fixture(scope="module")

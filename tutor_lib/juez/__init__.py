@@ -1,38 +1,30 @@
-"""El juez: las pruebas corren en un proceso aparte del código del estudiante.
+"""El nombre corto del juez para los notebooks: ``from tutor_lib.juez import alumno, comparar_valores``.
 
-Calificar es ejecutar código ajeno. Si las pruebas corrieran en el mismo
-kernel que las soluciones, una celda del estudiante podría cambiar cómo se
-ejecutan (transformadores de IPython, ``assert`` o funciones de biblioteca
-parcheadas, objetos cuya comparación siempre da verdadero). Por eso, al
-calificar (:mod:`tutor_lib.calificador`):
-
-* las celdas del estudiante y las celdas bloqueadas corren en su **kernel
-  aislado** (:mod:`tutor_lib.aislamiento`);
-* las celdas de prueba corren en el **proceso del juez**
-  (:mod:`tutor_lib.juez.proceso`), que el código del estudiante no puede ver
-  ni tocar; las celdas bloqueadas que empiezan con :data:`MARCA_COMPARTIDA`
-  (importaciones y ayudas de la consigna) corren en los dos;
-* entre los dos procesos solo pasan datos planos
-  (:mod:`tutor_lib.juez.datos`), pedidos con :data:`alumno`
-  (:mod:`tutor_lib.juez.puente`);
-* las pruebas comparan con :func:`comparar_valores`
-  (:mod:`tutor_lib.juez.comparar`), que revisa tipo y forma antes que los
-  valores (``torch.allclose`` difunde: un tensor vacío «coincidiría»);
-* nbgrader sigue debajo: :class:`tutor_lib.juez.ejecutor.EjecutarConJuez`
-  reemplaza a su preprocesador ``Execute`` en ``nbgrader autograde``.
-
-En tu propio notebook las pruebas visibles corren en tu kernel con la misma
-interfaz, así que ves los mismos mensajes que verá el juez; si tu código lanza
-una excepción, ahí ves también su texto. Al calificar, el juez solo dice qué
-tipo de excepción lanzó (ver :func:`tutor_lib.juez.puente.interpretar`), y lo
-que tu kernel publique mientras el juez pregunta no se guarda ni se publica
-(:mod:`tutor_lib.juez.ejecutor`).
+El juez vive en :mod:`tutor_lib.calificacion.juez` (ver :mod:`tutor_lib.calificacion`). Este
+paquete queda aquí por los notebooks de ``solutions/`` y ``exercises/``, cuya celda compartida lo
+importa en el kernel del estudiante y en el proceso del juez, y por el lanzador de procesos del
+ejercicio 13 (``from tutor_lib.juez.multiproceso import lanzar``). No tiene código propio: sus nombres
+son los mismos objetos de :mod:`tutor_lib.calificacion.juez`, y ``tutor_lib.juez.datos``,
+``tutor_lib.juez.puente`` y ``tutor_lib.juez.multiproceso`` son los mismos módulos (no copias: el
+``alumno`` que el juez conecta a sus tuberías es el que importa la prueba).
 """
 
-from tutor_lib.juez.comparar import comparar_valores, revisar_forma, valores_coinciden
-from tutor_lib.juez.puente import Alumno, ErrorDelAlumno, alumno
+import sys
 
-MARCA_COMPARTIDA = "# Celda compartida"
+from tutor_lib.calificacion.juez import (
+    MARCA_COMPARTIDA,
+    Alumno,
+    ErrorDelAlumno,
+    alumno,
+    comparar_valores,
+    revisar_forma,
+    valores_coinciden,
+)
+from tutor_lib.calificacion.juez import datos, multiproceso, puente
+
+# Los submódulos que los notebooks importan por este nombre corto.
+for _modulo in (datos, multiproceso, puente):
+    sys.modules[f"{__name__}.{_modulo.__name__.rsplit('.', 1)[1]}"] = _modulo
 
 __all__ = ["Alumno", "ErrorDelAlumno", "MARCA_COMPARTIDA", "alumno", "comparar_valores", "revisar_forma",
            "valores_coinciden"]

@@ -17,8 +17,8 @@ orden:
    enteros no pasa por uno de flotantes;
 4. los valores, con ``rtol`` y ``atol`` (o exactos, con ``exacto=True``).
 
-Las pruebas corren en el proceso del juez (:mod:`tutor_lib.juez`) con valores
-que :mod:`tutor_lib.juez.datos` reconstruyó como tipos reales: aquí no se
+Las pruebas corren en el proceso del juez (:mod:`tutor_lib.calificacion.juez`) con valores
+que :mod:`tutor_lib.calificacion.juez.datos` reconstruyó como tipos reales: aquí no se
 llama a ningún método de un objeto del estudiante. En tu notebook, las
 pruebas visibles usan la misma función y ves los mismos mensajes.
 

@@ -1,12 +1,12 @@
 """El proceso del juez: ejecuta las celdas de prueba, lejos del código del estudiante.
 
-Lo arranca :class:`tutor_lib.juez.ejecutor.EjecutarConJuez` (una vez por
+Lo arranca :class:`tutor_lib.calificacion.juez.ejecutor.EjecutarConJuez` (una vez por
 entrega) y le habla por dos tuberías privadas con mensajes JSON de una línea:
 
 * ``{"tipo": "celda", "nombre": ..., "codigo": ...}``: ejecuta una celda de
   prueba (o una celda compartida) en el espacio de nombres del juez, que dura
   toda la entrega;
-* mientras la celda corre, cada uso de :data:`tutor_lib.juez.alumno` manda
+* mientras la celda corre, cada uso de :data:`tutor_lib.calificacion.juez.alumno` manda
   ``{"tipo": "alumno", "pedido": ...}`` y espera ``{"tipo": "respuesta",
   "respuesta": ...}``: el ejecutor corre el pedido en el kernel del estudiante;
 * al terminar la celda responde ``{"tipo": "fin", "salidas": [...]}`` con las
@@ -25,7 +25,7 @@ import os
 import sys
 import warnings
 
-from tutor_lib.juez.puente import alumno, correr
+from tutor_lib.calificacion.juez.puente import alumno, correr
 
 MAX_SALIDA = 100_000  # caracteres de texto impreso por celda
 
@@ -34,7 +34,7 @@ class _Tuberia:
     """Transporte de ``alumno`` dentro del juez: cada pedido viaja al ejecutor."""
 
     #: Los errores del estudiante llegan con un mensaje del juez, nunca con su texto
-    #: (ver :func:`tutor_lib.juez.puente.interpretar`).
+    #: (ver :func:`tutor_lib.calificacion.juez.puente.interpretar`).
     del_juez = True
 
     def __init__(self, entrada, salida):

@@ -1,11 +1,11 @@
 """Calificar una clase entera: de una laptop a un clúster, sin perder ni repetir nada.
 
 ``tutor calificar`` llega aquí. Cada entrega se copia (sin seguir enlaces, ver
-:mod:`tutor_lib.entregas`), se reparte entre trabajadores de Dask
-(:mod:`tutor_lib.reparto`) y se califica con el juez y el aislamiento de
-siempre (:mod:`tutor_lib.calificador`). Las notas van a la libreta de nbgrader
+:mod:`tutor_lib.calificacion.entregas`), se reparte entre trabajadores de Dask
+(:mod:`tutor_lib.calificacion.motor.reparto`) y se califica con el juez y el aislamiento de
+siempre (:mod:`tutor_lib.calificacion.motor.calificador`). Las notas van a la libreta de nbgrader
 (SQLite en la carpeta de salida, o PostgreSQL con ``--gradebook``, ver
-:mod:`tutor_lib.libreta`).
+:mod:`tutor_lib.calificacion.libreta`).
 
 Nada se pierde ni se califica dos veces:
 
@@ -38,11 +38,13 @@ import uuid
 from dataclasses import asdict, fields
 from pathlib import Path
 
-from tutor_lib import aislamiento, libreta
-from tutor_lib.archivos import borrar_arbol
-from tutor_lib.calificador import Calificacion, CursoTemporal, Limites, Parte, celda_csv, fuente
-from tutor_lib.precarga import activa as precarga_activa
-from tutor_lib.entregas import EntregaEncontrada, explorar_entregas, extraer_entregas_zip
+from tutor_lib.calificacion import libreta
+from tutor_lib.calificacion.archivos import borrar_arbol
+from tutor_lib.calificacion.entregas import EntregaEncontrada, explorar_entregas, extraer_entregas_zip
+from tutor_lib.calificacion.kernel import aislamiento
+from tutor_lib.calificacion.motor.calificador import CursoTemporal, celda_csv, fuente
+from tutor_lib.calificacion.motor.precarga import activa as precarga_activa
+from tutor_lib.calificacion.resultados import Calificacion, Limites, Parte
 
 AVANCE = "avance.jsonl"
 NO_FALLAS = ("calificado",)
@@ -106,7 +108,7 @@ def calificar_clase(asignacion: str, carpeta: Path, salida: Path | None = None, 
     núcleos) o los del planificador de Dask en ``cluster``; ``gradebook``, la URL
     de la libreta (con ``cluster``, PostgreSQL). ``barra`` muestra el avance con
     tqdm en stderr; ``progreso`` recibe una línea por entrega. ``precarga``: cada
-    trabajador califica con un servidor de :mod:`tutor_lib.precarga` (por omisión
+    trabajador califica con un servidor de :mod:`tutor_lib.calificacion.motor.precarga` (por omisión
     sí, en Linux, salvo ``TUTOR_SIN_PRECARGA=1``).
     """
     fuente(asignacion)  # una asignación que no existe se dice antes que nada
@@ -120,7 +122,7 @@ def calificar_clase(asignacion: str, carpeta: Path, salida: Path | None = None, 
     if gradebook:
         libreta.validar(gradebook)
     if cluster:
-        from tutor_lib import reparto
+        from tutor_lib.calificacion.motor import reparto
 
         reparto.comprobar(cluster)  # antes de preparar nada
     base = carpeta.with_suffix("") if carpeta.is_file() else carpeta
@@ -139,8 +141,8 @@ def calificar_clase(asignacion: str, carpeta: Path, salida: Path | None = None, 
         salida.rename(anterior)
     salida.mkdir(parents=True, exist_ok=True)
     # Notas, entregas calificadas y libreta son solo de quien califica: ni otros usuarios de la máquina
-    # las leen (el kernel de un estudiante ni siquiera las ve, ver tutor_lib.aislamiento). También las
-    # corridas anteriores, incluidas las de versiones que las dejaban abiertas.
+    # las leen (el kernel de un estudiante ni siquiera las ve, ver tutor_lib.calificacion.kernel.aislamiento).
+    # También las corridas anteriores, incluidas las de versiones que las dejaban abiertas.
     for propia in (salida, *salida.parent.glob(f"{glob.escape(salida.name)}.anterior-*")):
         if propia.is_dir() and not propia.is_symlink():
             propia.chmod(0o700)
@@ -182,7 +184,7 @@ def calificar_clase(asignacion: str, carpeta: Path, salida: Path | None = None, 
 def _calificar_todas(curso: CursoTemporal, entregas: list[EntregaEncontrada], salida: Path, anterior: Path | None,
                      limites: Limites, aislar: bool, ocultar: list[Path], procesos: int | None, cluster: str | None,
                      progreso, barra: bool, precarga: bool = False) -> tuple[dict[str, Calificacion], dict]:
-    from tutor_lib import reparto
+    from tutor_lib.calificacion.motor import reparto
 
     asig = curso.asig
     texto_fuente = (curso.privado / "fuente" / asig / f"{asig}.ipynb").read_text(encoding="utf-8")

@@ -6,13 +6,13 @@ SLURM/PBS con dask-jobqueue, en Kubernetes con dask-kubernetes); se instala con
 pip, sin intermediarios (Celery necesita Redis o RabbitMQ) ni un almacén de
 objetos propio (Ray); y si un trabajador muere, el planificador vuelve a mandar
 sus tareas a otro. Cada tarea es una entrega; cada trabajador la califica con el
-mismo :class:`~tutor_lib.calificador.CursoTemporal` (y el mismo aislamiento) que
+mismo :class:`~tutor_lib.calificacion.motor.calificador.CursoTemporal` (y el mismo aislamiento) que
 una calificación en serie.
 
 La asignación se prepara **una vez por corrida**: en esta máquina, todos los
 trabajadores usan la carpeta que preparó quien reparte; en otra máquina, cada
 trabajador la prepara una vez con el notebook fuente que le llega en la tarea y
-la reutiliza para todas sus entregas. Lo usa :func:`tutor_lib.clase.calificar_clase`.
+la reutiliza para todas sus entregas. Lo usa :func:`tutor_lib.calificacion.motor.clase.calificar_clase`.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def calificar_tarea(tarea: dict) -> dict:
     retroalimentación), el registro de nbgrader, el nombre del trabajador y los
     segundos de preparación y de calificación.
     """
-    from tutor_lib.calificador import Calificacion
+    from tutor_lib.calificacion.resultados import Calificacion
 
     inicio = time.perf_counter()
     curso, preparado_aqui = _curso(tarea["corrida"])
@@ -123,7 +123,8 @@ def calificar_tarea(tarea: dict) -> dict:
 
 def _curso(corrida: dict):
     """El curso preparado de esta corrida en este proceso (se prepara la primera vez)."""
-    from tutor_lib.calificador import CursoTemporal, Limites
+    from tutor_lib.calificacion.motor.calificador import CursoTemporal
+    from tutor_lib.calificacion.resultados import Limites
 
     with _CANDADO:
         if corrida["id"] in _CURSOS:

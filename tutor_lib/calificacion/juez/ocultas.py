@@ -3,8 +3,8 @@
 Una prueba oculta le pide al kernel del estudiante código que puede traer sus
 propias líneas (``alumno.ejecutar('''...''')``): el estudiante las ve en su
 kernel. El juez nunca repite el texto de una excepción del estudiante
-(:func:`tutor_lib.juez.puente.interpretar`) y lo que el kernel publica mientras
-el juez pregunta no se guarda (:mod:`tutor_lib.juez.ejecutor`). Queda un camino:
+(:func:`tutor_lib.calificacion.juez.puente.interpretar`) y lo que el kernel publica mientras
+el juez pregunta no se guarda (:mod:`tutor_lib.calificacion.juez.ejecutor`). Queda un camino:
 que una prueba muestre en su mensaje un dato que devolvió el estudiante (un
 texto, el nombre de un tipo) y que ese dato sea una línea de una prueba oculta.
 
@@ -13,8 +13,8 @@ de las pruebas, el registro de nbgrader, los mensajes de la retroalimentación)
 pasa por :func:`tapar_ocultas`, que reemplaza cada línea oculta (también escrita
 como ``repr`` o como JSON) por ``[…]``. Un texto codificado (base64, al revés)
 no se reconoce: las pruebas no deben mostrar textos largos del estudiante.
-Lo usan :mod:`tutor_lib.juez.ejecutor`, :mod:`tutor_lib.calificador` y
-:mod:`tutor_lib.retroalimentacion`.
+Lo usan :mod:`tutor_lib.calificacion.juez.ejecutor`, :mod:`tutor_lib.calificacion.motor.calificador` y
+:mod:`tutor_lib.calificacion.retroalimentacion`.
 """
 
 from __future__ import annotations

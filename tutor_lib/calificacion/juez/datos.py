@@ -1,6 +1,6 @@
 """Datos planos entre el kernel del estudiante y el juez: JSON, nunca pickle.
 
-Lo que cruza la frontera entre los dos procesos (ver :mod:`tutor_lib.juez`)
+Lo que cruza la frontera entre los dos procesos (ver :mod:`tutor_lib.calificacion.juez`)
 son solo valores de estos tipos: ``None``, ``bool``, ``int``, ``float``,
 ``str``, ``list``, ``tuple``, ``dict``, ``set``, tensores de torch, arreglos y
 escalares de numpy. Cada valor se escribe en JSON; los que JSON no tiene se

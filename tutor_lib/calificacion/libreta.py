@@ -5,7 +5,8 @@ sola computadora basta el archivo SQLite que ``tutor calificar`` deja en su
 carpeta de salida; cuando varios trabajadores califican a la vez (``--cluster``,
 o muchos procesos), la libreta va en PostgreSQL: ``--gradebook
 postgresql://usuario@servidor/base``. Ver course/GUIA_INSTRUCTOR.md («Calificar
-una clase grande»). Lo usan :mod:`tutor_lib.calificador` y :mod:`tutor_lib.clase`.
+una clase grande»). Lo usan :mod:`tutor_lib.calificacion.motor.calificador` y
+:mod:`tutor_lib.calificacion.motor.clase`.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""Reconstrucción de una entrega sobre el notebook liberado (la usa :mod:`tutor_lib.calificador`).
+"""Reconstrucción de una entrega sobre el notebook liberado (la usa :mod:`tutor_lib.calificacion.motor.calificador`).
 
 Antes de calificar, cada entrega se rehace sobre el notebook que se publicó: las
 celdas de prueba, bloqueadas y de enunciado salen del original; de la entrega solo
 se toman las celdas de solución (por ``grade_id``, por id de celda o por posición
 entre celdas conocidas) y las celdas que el estudiante agregó. Editar, borrar o
 duplicar una prueba no cambia nada. Todo en tiempo lineal y con topes de celdas
-y de tamaño (:mod:`tutor_lib.entregas`). La guía del instructor lo explica en su
+y de tamaño (:mod:`tutor_lib.calificacion.entregas`). La guía del instructor lo explica en su
 sección 7.
 """
 
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import nbformat
 
-from tutor_lib import entregas as _entregas
-from tutor_lib.entregas import MAX_CELDAS, MAX_MIB_NOTEBOOK, nombre_visible
+from tutor_lib.calificacion import entregas as _entregas
+from tutor_lib.calificacion.entregas import MAX_CELDAS, MAX_MIB_NOTEBOOK, nombre_visible
 
 
 
@@ -195,7 +195,7 @@ def leer_entrega(ruta: Path) -> dict:
     """El notebook de un estudiante como dict; ``ValueError`` en español si no lo es.
 
     No sigue enlaces simbólicos ni abre lo que no es un archivo regular (FIFO,
-    dispositivo), y no lee más de ``MAX_MIB_NOTEBOOK`` MiB (ver :mod:`tutor_lib.entregas`).
+    dispositivo), y no lee más de ``MAX_MIB_NOTEBOOK`` MiB (ver :mod:`tutor_lib.calificacion.entregas`).
     """
     nombre = nombre_visible(Path(ruta).name)
     crudo = _entregas.leer_archivo(Path(ruta), tope=MAX_MIB_NOTEBOOK * _entregas.MIB)

@@ -2,7 +2,7 @@
 
 Una celda de prueba nunca toca un objeto del estudiante. Le pide a su
 proceso que ejecute un trozo de código y le devuelva el resultado como dato
-plano (:mod:`tutor_lib.juez.datos`)::
+plano (:mod:`tutor_lib.calificacion.juez.datos`)::
 
     from tutor_lib.juez import alumno
 
@@ -37,7 +37,7 @@ Hay dos formas de transporte, con la misma conversión a datos planos:
   propio kernel: ``alumno`` ejecuta el código ahí mismo, pasando el resultado
   por la codificación para que veas lo mismo que verá el juez;
 * **al calificar**, las pruebas corren en el proceso del juez, y ``alumno``
-  manda cada pedido a tu kernel aislado (:mod:`tutor_lib.juez.ejecutor`).
+  manda cada pedido a tu kernel aislado (:mod:`tutor_lib.calificacion.juez.ejecutor`).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ import builtins
 import json
 import sys
 
-from tutor_lib.juez import datos
+from tutor_lib.calificacion.juez import datos
 
 MIME = "application/x-tutor-juez+json"
 

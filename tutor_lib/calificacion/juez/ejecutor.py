@@ -2,7 +2,7 @@
 
 ``nbgrader autograde`` ejecuta el notebook con su preprocesador ``Execute``.
 :class:`EjecutarConJuez` lo reemplaza (``c.Autograde.autograde_preprocessors``
-en la configuración que escribe :mod:`tutor_lib.calificador`) y conserva todo
+en la configuración que escribe :mod:`tutor_lib.calificacion.motor.calificador`) y conserva todo
 lo demás de nbgrader: la libreta de calificaciones, la retroalimentación,
 formgrader, la calificación a mano y la exportación.
 
@@ -10,7 +10,7 @@ Para cada entrega:
 
 1. arranca el kernel del estudiante (aislado por el ``kernel.json`` del
    calificador) en su carpeta de trabajo, que no es ninguna carpeta de
-   nbgrader, y al mismo tiempo el proceso del juez (:mod:`tutor_lib.juez.proceso`),
+   nbgrader, y al mismo tiempo el proceso del juez (:mod:`tutor_lib.calificacion.juez.proceso`),
    al que le manda de inmediato las celdas compartidas;
 2. ejecuta en el kernel, en orden, todas las celdas que no son de prueba
    (soluciones, celdas bloqueadas, celdas agregadas), con la salida acotada;
@@ -36,10 +36,10 @@ Lo que el kernel publica (issue 39, puntos 3 y 5):
   había) y ``clear_output`` (libera lo que borra);
 * **el texto de las pruebas que se guarda no trae líneas ocultas**: el juez
   nunca repite el texto de una excepción del estudiante
-  (:func:`tutor_lib.juez.puente.interpretar`); además, si un mensaje de una
+  (:func:`tutor_lib.calificacion.juez.puente.interpretar`); además, si un mensaje de una
   prueba muestra un dato del estudiante que contiene una línea de las pruebas
   ocultas (el estudiante devolvió el código que le pidió una prueba oculta),
-  esa línea se tapa (:mod:`tutor_lib.juez.ocultas`). Es una defensa de más:
+  esa línea se tapa (:mod:`tutor_lib.calificacion.juez.ocultas`). Es una defensa de más:
   un texto codificado no se reconoce, por eso las pruebas no deben mostrar
   textos largos del estudiante.
 
@@ -69,10 +69,10 @@ from nbformat.v4 import new_code_cell
 from nbgrader.preprocessors import Execute
 from traitlets import Integer, Unicode
 
-from tutor_lib.juez import MARCA_COMPARTIDA, datos
-from tutor_lib.juez.ocultas import lineas_ocultas, tapar
-from tutor_lib.juez.puente import MIME
-from tutor_lib.reconstruccion import _nbg
+from tutor_lib.calificacion.juez import MARCA_COMPARTIDA, datos
+from tutor_lib.calificacion.juez.ocultas import lineas_ocultas, tapar
+from tutor_lib.calificacion.juez.puente import MIME
+from tutor_lib.calificacion.reconstruccion import _nbg
 
 #: Mensajes del kernel que agregan una salida (los demás no se guardan nunca).
 _SALIDAS = ("stream", "display_data", "execute_result", "error")
@@ -159,9 +159,9 @@ class _Juez:
         leer_ejecutor, escribir_juez = os.pipe()
         self.carpeta = carpeta or tempfile.mkdtemp(prefix="tutor-juez-")
         self._errores = open(os.path.join(self.carpeta, "juez.err"), "w")
-        argv = [sys.executable, "-m", "tutor_lib.juez.proceso", str(leer_juez), str(escribir_juez)]
+        argv = [sys.executable, "-m", "tutor_lib.calificacion.juez.proceso", str(leer_juez), str(escribir_juez)]
         if env.get("TUTOR_PRECARGA"):  # nace del servidor de precarga, con lo pesado ya importado
-            argv = [sys.executable, "-m", "tutor_lib.precarga", *argv]
+            argv = [sys.executable, "-m", "tutor_lib.calificacion.motor.precarga", *argv]
         self.proc = subprocess.Popen(
             argv,
             pass_fds=(leer_juez, escribir_juez), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -412,7 +412,7 @@ class EjecutarConJuez(Execute):
     # -- un pedido de alumno: una celda aparte en el kernel del estudiante --
     def _atender(self, pedido: str, indice: int) -> str:
         original = self.nb.cells[indice]
-        codigo = f"__import__('tutor_lib.juez.puente', fromlist=['publicar']).publicar({pedido!r})"
+        codigo = f"__import__('tutor_lib.calificacion.juez.puente', fromlist=['publicar']).publicar({pedido!r})"
         celda = new_code_cell(codigo)
         self._atendiendo = True
         agotado = False

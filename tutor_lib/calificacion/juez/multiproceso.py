@@ -3,7 +3,7 @@
 :func:`lanzar` arranca ``procesos`` intérpretes de Python nuevos (uno por
 rango, el *rank*), los une en un grupo de gloo, corre en cada uno el código de tus
 funciones y un trozo de código, y devuelve la última expresión de cada proceso
-como dato plano (:mod:`tutor_lib.juez.datos`)::
+como dato plano (:mod:`tutor_lib.calificacion.juez.datos`)::
 
     from tutor_lib.juez.multiproceso import lanzar
 
@@ -51,7 +51,7 @@ import textwrap
 import time
 import types
 
-from tutor_lib.juez import datos
+from tutor_lib.calificacion.juez import datos
 
 MAX_PROCESOS = 8
 MAX_SALIDA = 4000  # caracteres de lo que imprime cada proceso que se muestran
@@ -243,7 +243,7 @@ def lanzar(codigo: str, procesos: int = 2, *, funciones=(), tiempo_max: float = 
                 env = dict(base, RANK=str(rank), LOCAL_RANK=str(rank))
                 with open(os.path.join(carpeta, f"salida-{rank}.txt"), "wb") as salida:
                     hijos.append(subprocess.Popen(
-                        [sys.executable, "-m", "tutor_lib.juez.multiproceso", carpeta, str(rank)],
+                        [sys.executable, "-m", "tutor_lib.calificacion.juez.multiproceso", carpeta, str(rank)],
                         stdin=subprocess.DEVNULL, stdout=salida, stderr=subprocess.STDOUT, cwd=carpeta, env=env,
                         start_new_session=True,
                     ))
@@ -318,7 +318,7 @@ def _trabajar(carpeta: str, rank: int, programa: dict) -> dict:
     import torch.nn as nn
     import torch.nn.functional as F
 
-    from tutor_lib.juez.puente import correr
+    from tutor_lib.calificacion.juez.puente import correr
 
     procesos = int(programa["procesos"])
     torch.set_num_threads(1)

@@ -1,6 +1,6 @@
 """Los cgroups de un kernel que califica: memoria, procesos y CPU acotados para él y todo lo que lance.
 
-Lo usa :mod:`tutor_lib.aislamiento` antes de aislar el kernel. Primero intenta un cgroup v2 hoja
+Lo usa :mod:`tutor_lib.calificacion.kernel.aislamiento` antes de aislar el kernel. Primero intenta un cgroup v2 hoja
 (``memory.max``, ``pids.max`` y, si el controlador está, uno ``cpu`` propio); si la máquina no
 delega cgroup v2 pero tiene las jerarquías v1 de siempre (Docker con cgroup v1, muchas máquinas de
 CI), usa un cgroup hoja en cada una: ``memory.limit_in_bytes``, ``pids.max`` y ``cpu``.
@@ -235,7 +235,7 @@ def grupo_de_control(conf: dict) -> tuple[GrupoDeControl | Grupos | None, str]:
     """Mete a este proceso (y a todo lo que lance) en cgroups con memoria, procesos y CPU acotados.
 
     cgroup v2 si la máquina lo delega; si no, las jerarquías v1 que haya. Devuelve (grupo,
-    descripción) o (None, por qué no se pudo). Lo llama :func:`tutor_lib.aislamiento.main`.
+    descripción) o (None, por qué no se pudo). Lo llama :func:`tutor_lib.calificacion.kernel.aislamiento.main`.
     """
     grupo, detalle = _grupo_v2(conf)
     if grupo is not None:

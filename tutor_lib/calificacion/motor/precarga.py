@@ -1,6 +1,6 @@
 """Precarga: kernels, jueces y nbgrader que nacen con torch y transformers ya importados.
 
-Al calificar una clase (:mod:`tutor_lib.clase`), cada entrega lanza tres
+Al calificar una clase (:mod:`tutor_lib.calificacion.motor.clase`), cada entrega lanza tres
 programas de Python: ``nbgrader autograde``, el kernel aislado del estudiante y
 el proceso del juez. Casi todo su tiempo era importar lo mismo una y otra vez
 (torch, transformers, nbgrader: 6 a 8 s de CPU por entrega en esta máquina).
@@ -11,7 +11,7 @@ escribir) y ejecuta el programa dentro de sí mismo, sin ``execve``.
 El programa lo pide un **relevo**, que es lo que lanzan nbgrader, el
 ``kernel.json`` y el juez en lugar del programa::
 
-    TUTOR_PRECARGA=/tmp/tutor-p-xxxx/s python -m tutor_lib.precarga python -m ipykernel_launcher ...
+    TUTOR_PRECARGA=/tmp/tutor-p-xxxx/s python -m tutor_lib.calificacion.motor.precarga python -m ipykernel_launcher ...
 
 El relevo le pasa al servidor su línea de comandos, su entorno, su carpeta y sus
 descriptores abiertos (``SCM_RIGHTS``), espera a que el hijo termine, reenvía las
@@ -23,17 +23,17 @@ solo más lenta.
 
 Lo que cuida (lo atacan ``tests/test_precarga.py`` y ``tests/test_ataques.py``):
 
-- el kernel sigue pasando entero por :mod:`tutor_lib.aislamiento` (límites,
+- el kernel sigue pasando entero por :mod:`tutor_lib.calificacion.kernel.aislamiento` (límites,
   usuario sin privilegios, espacios de nombres, ``/proc`` propio); solo cambia el
   último paso: en lugar de ``execve`` cierra todo descriptor salvo 0, 1 y 2 (lo
   que haría ``O_CLOEXEC``) y corre ``ipykernel`` en el mismo proceso. Esos tres
-  ya apuntan a ``/dev/null`` (:func:`tutor_lib.aislamiento._ejecutar`): el kernel
+  ya apuntan a ``/dev/null`` (:func:`tutor_lib.calificacion.kernel.aislamiento._ejecutar`): el kernel
   no hereda la salida de nbgrader ni la tubería de este servidor;
 - el servidor arranca con el entorno limpio del kernel y **nunca lee un pedido**:
   hace ``fork`` al aceptar la conexión y es el hijo el que lo lee. Así ningún dato
   de un pedido (el entorno de nbgrader, con lo que tenga el instructor) queda en
   la memoria de la que nacen los kernels siguientes; el relevo del kernel,
-  además, manda solo las variables que :mod:`tutor_lib.aislamiento` deja pasar;
+  además, manda solo las variables que :mod:`tutor_lib.calificacion.kernel.aislamiento` deja pasar;
 - lo único que importa el servidor son módulos instalados: los ``import`` de las
   celdas de preparación y compartidas (nunca de una prueba: ni el nombre de un
   módulo que use una prueba oculta llega al kernel) y una lista fija (ipykernel,
@@ -77,9 +77,10 @@ DESACTIVAR = "TUTOR_SIN_PRECARGA"
 #: Lo que se precarga siempre: el kernel, el juez, nbgrader y su preprocesador.
 FIJOS = (
     "ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell", "matplotlib_inline.backend_inline",
-    "tutor_lib.aislamiento", "tutor_lib.juez.proceso", "tutor_lib.juez.puente",
+    "tutor_lib.calificacion.kernel.aislamiento", "tutor_lib.calificacion.juez.proceso",
+    "tutor_lib.calificacion.juez.puente",
     "nbgrader.apps.nbgraderapp", "nbgrader.apps.autogradeapp", "nbgrader.preprocessors", "nbclient",
-    "tutor_lib.juez.ejecutor", "tutor_lib.juez.multiproceso", "tutor_lib.retroalimentacion",
+    "tutor_lib.calificacion.juez.ejecutor", "tutor_lib.juez.multiproceso", "tutor_lib.calificacion.retroalimentacion",
 )
 _MAX_PEDIDO = 8 * 2**20
 _MAX_FDS = 64
@@ -180,7 +181,7 @@ def _terminar(codigo: object) -> None:
 def correr(argv: list[str], env: dict[str, str], conservar: frozenset[int] = frozenset({0, 1, 2})) -> None:
     """Se convierte en ``argv`` (``python -m`` o ``python -c``) sin ``execve``; no vuelve.
 
-    Lo usan el hijo del servidor y :mod:`tutor_lib.aislamiento` (su último paso).
+    Lo usan el hijo del servidor y :mod:`tutor_lib.calificacion.kernel.aislamiento` (su último paso).
     """
     _cerrar_descriptores(set(conservar))
     if argv[1:3] == ["-m", "ipykernel_launcher"]:
@@ -200,8 +201,8 @@ def correr(argv: list[str], env: dict[str, str], conservar: frozenset[int] = fro
         if modo == "-m":
             sys.argv = [argv[0], *resto]
             sys.path[0] = os.getcwd()
-            if objetivo == "tutor_lib.aislamiento":
-                from tutor_lib import aislamiento
+            if objetivo == "tutor_lib.calificacion.kernel.aislamiento":
+                from tutor_lib.calificacion.kernel import aislamiento
 
                 aislamiento.EN_PROCESO = sys.modules[__name__]
                 aislamiento.main(resto)
@@ -273,7 +274,7 @@ def _hijo(conexion: socket.socket, cerrar: list[int]) -> None:
     """En el hijo recién nacido: lee el pedido (el padre nunca lo lee) y se convierte en el programa."""
     try:
         os.setsid()
-        from tutor_lib.aislamiento import _morir_con_el_padre
+        from tutor_lib.calificacion.kernel.aislamiento import _morir_con_el_padre
 
         _morir_con_el_padre()
         signal.set_wakeup_fd(-1)
@@ -424,7 +425,7 @@ class Servidor:
     """El servidor de precarga de una corrida, visto desde quien califica.
 
     ``modulos``: lo que importa (ver :func:`modulos_de`); ``env``: su entorno (el
-    limpio del kernel, ver :func:`tutor_lib.aislamiento.entorno_limpio`). Espera a
+    limpio del kernel, ver :func:`tutor_lib.calificacion.kernel.aislamiento.entorno_limpio`). Espera a
     que termine de importar (``limite`` segundos); :attr:`ruta` es el socket que
     va en ``TUTOR_PRECARGA``. Si no llega a estar listo, :attr:`ruta` es None y
     se califica sin precarga.
@@ -438,7 +439,8 @@ class Servidor:
         env.pop(VARIABLE, None)
         self._errores = open(self.carpeta / "servidor.err", "wb")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tutor_lib.precarga", "--servir", str(self.carpeta / "s"), *modulos],
+            [sys.executable, "-m", "tutor_lib.calificacion.motor.precarga", "--servir", str(self.carpeta / "s"),
+             *modulos],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._errores, cwd=self.carpeta, env=env,
             start_new_session=True,
         )
@@ -487,10 +489,11 @@ def _env_del_pedido(argv: list[str]) -> dict[str, str]:
     """El entorno que viaja al servidor: el del kernel, solo lo que el aislamiento deja pasar."""
     env = dict(os.environ)
     if _es_kernel(argv):
-        from tutor_lib import aislamiento
+        from tutor_lib.calificacion.kernel import aislamiento
 
         conf = env.get(aislamiento.VARIABLE, "")
-        # la configuración del aislamiento viaja (la lee tutor_lib.aislamiento); lo demás, por su lista blanca
+        # la configuración del aislamiento viaja (la lee tutor_lib.calificacion.kernel.aislamiento); lo demás, por
+        # su lista blanca
         env = aislamiento.permitidas(env, json.loads(conf or "{}"))
         if conf:
             env[aislamiento.VARIABLE] = conf
@@ -499,7 +502,7 @@ def _env_del_pedido(argv: list[str]) -> dict[str, str]:
 
 def _es_kernel(argv: list[str]) -> bool:
     """El kernel de un estudiante (aislado o no): a él no le llega la ruta del servidor."""
-    return argv[1:3] in (["-m", "tutor_lib.aislamiento"], ["-m", "ipykernel_launcher"])
+    return argv[1:3] in (["-m", "tutor_lib.calificacion.kernel.aislamiento"], ["-m", "ipykernel_launcher"])
 
 
 def _pedir(ruta: str, argv: list[str]) -> int:
@@ -573,7 +576,7 @@ def relevar(argv: list[str]) -> None:
     # nbgrader y el juez la conservan (los kernels que lance nbgrader también se piden al servidor); el kernel no.
     ruta = os.environ.pop(VARIABLE, "") if _es_kernel(argv) else os.environ.get(VARIABLE, "")
     if sys.platform.startswith("linux"):
-        from tutor_lib.aislamiento import _morir_con_el_padre
+        from tutor_lib.calificacion.kernel.aislamiento import _morir_con_el_padre
 
         _morir_con_el_padre()  # si muere quien lo lanzó (nbgrader), el relevo muere y el servidor mata al programa
     if ruta and se_puede(argv):
@@ -586,7 +589,7 @@ def relevar(argv: list[str]) -> None:
     try:
         os.execv(argv[0], argv)
     except OSError as exc:
-        sys.stderr.write(f"tutor_lib.precarga: no se pudo ejecutar {argv[0]} ({exc.strerror})\n")
+        sys.stderr.write(f"tutor_lib.calificacion.motor.precarga: no se pudo ejecutar {argv[0]} ({exc.strerror})\n")
     os._exit(127)
 
 
@@ -595,7 +598,8 @@ def main(argv: list[str]) -> None:
         servir(argv[1], argv[2:])
         return
     if not argv:
-        sys.exit("uso: python -m tutor_lib.precarga PROGRAMA [ARGUMENTOS...]  (con TUTOR_PRECARGA=SOCKET)")
+        sys.exit("uso: python -m tutor_lib.calificacion.motor.precarga PROGRAMA [ARGUMENTOS...]  "
+                 "(con TUTOR_PRECARGA=SOCKET)")
     relevar(argv)
 
 

@@ -1,7 +1,7 @@
 """Aislamiento del kernel que ejecuta el código de un estudiante al calificar.
 
 Calificar es ejecutar código ajeno. ``tutor calificar`` y ``tutor corregir``
-(ver :mod:`tutor_lib.calificador`) arrancan el kernel de nbgrader a través de
+(ver :mod:`tutor_lib.calificacion.motor.calificador`) arrancan el kernel de nbgrader a través de
 este módulo, que antes de convertirse en el kernel (``execve``):
 
 1. abre el archivo del informe (``O_NOFOLLOW``, en una carpeta que el kernel no
@@ -38,7 +38,7 @@ explica qué protege esto y qué no.
 
 Uso (lo escribe el calificador en el ``kernel.json`` que le da a nbgrader)::
 
-    python -m tutor_lib.aislamiento python -m ipykernel_launcher -f {connection_file}
+    python -m tutor_lib.calificacion.kernel.aislamiento python -m ipykernel_launcher -f {connection_file}
 
 La configuración llega en la variable de entorno ``TUTOR_AISLAMIENTO`` (JSON).
 Claves: ``escribibles``, ``visibles``, ``ocultar`` (listas de rutas; ``tapar``, de
@@ -68,7 +68,13 @@ import sys
 import time
 from pathlib import Path
 
-from tutor_lib.grupos_de_control import PROCESOS, TMP_MB, GrupoDeControl, Grupos, grupo_de_control  # noqa: F401
+from tutor_lib.calificacion.kernel.grupos_de_control import (  # noqa: F401
+    PROCESOS,
+    TMP_MB,
+    GrupoDeControl,
+    Grupos,
+    grupo_de_control,
+)
 
 VARIABLE = "TUTOR_AISLAMIENTO"
 
@@ -112,7 +118,7 @@ UID_CANTIDAD = 5000
 #: Tamaño por omisión de la carpeta de trabajo del kernel cuando es efímera (un tmpfs), en MB.
 TRABAJO_MB = 512
 # Tamaño por omisión de /tmp y de /dev/shm dentro del kernel (TMP_MB, en MB) y procesos e hilos como
-# máximo (PROCESOS): vienen de tutor_lib.grupos_de_control.
+# máximo (PROCESOS): vienen de tutor_lib.calificacion.kernel.grupos_de_control.
 #: Lo único que queda en /dev (más /dev/shm y los enlaces fd, stdin, stdout, stderr).
 DISPOSITIVOS = ("null", "zero", "full", "random", "urandom")
 
@@ -769,8 +775,8 @@ def _preparar_hijo(usuario: tuple[int, int] | None, con_pid: bool, bloquear: boo
         informe["error"] = "; ".join([informe["error"], *problemas] if informe.get("error") else problemas)
 
 
-#: Si este proceso nació del servidor de :mod:`tutor_lib.precarga`: ese módulo, que sabe convertirse
-#: en el kernel sin ``execve`` (con torch y transformers ya importados). Lo pone la propia precarga.
+#: Si este proceso nació del servidor de :mod:`tutor_lib.calificacion.motor.precarga`: ese módulo, que sabe
+#: convertirse en el kernel sin ``execve`` (con torch y transformers ya importados). Lo pone la propia precarga.
 EN_PROCESO = None
 
 
@@ -782,7 +788,7 @@ def _ejecutar(argv: list[str], env: dict[str, str]) -> None:
     nbgrader, que lee quien califica, y el kernel guarda una copia de ellas
     (``sys.stdout._original_stdstream_copy``) donde el código del estudiante podría escribir sin
     límite. Lo que el kernel imprime llega igual por sus mensajes, con los máximos de
-    :class:`tutor_lib.juez.ejecutor.EjecutarConJuez`. Otro programa (las pruebas del aislamiento
+    :class:`tutor_lib.calificacion.juez.ejecutor.EjecutarConJuez`. Otro programa (las pruebas del aislamiento
     corren ``python -c``) conserva las suyas. El aviso de un fallo va a la salida de errores
     original (una copia que el kernel no hereda).
     """
@@ -790,7 +796,7 @@ def _ejecutar(argv: list[str], env: dict[str, str]) -> None:
 
     def avisar(texto: str) -> None:
         try:
-            os.write(aviso, f"tutor_lib.aislamiento: {texto}\n".encode())
+            os.write(aviso, f"tutor_lib.calificacion.kernel.aislamiento: {texto}\n".encode())
         except OSError:
             pass
 
@@ -851,14 +857,14 @@ def _ejecutar_como_init(argv: list[str], env: dict[str, str], preparar, fd_infor
 
 def main(argv: list[str]) -> None:
     if not argv:
-        sys.exit("uso: python -m tutor_lib.aislamiento PROGRAMA [ARGUMENTOS...]")
+        sys.exit("uso: python -m tutor_lib.calificacion.kernel.aislamiento PROGRAMA [ARGUMENTOS...]")
     conf = json.loads(os.environ.get(VARIABLE, "{}"))
     # Lo primero: el informe se abre antes de aislar, en una carpeta que el kernel no verá.
     fd_informe = _abrir_informe(conf.get("informe"))
     informe: dict = {
         "limites": {k: conf.get(k) for k in ("memoria_mb", "cpu_s", "archivo_mb")},
         "pid": os.getpid(),
-        # True: el kernel nació del servidor de precarga (tutor_lib.precarga), sin execve
+        # True: el kernel nació del servidor de precarga (tutor_lib.calificacion.motor.precarga), sin execve
         "precarga": EN_PROCESO is not None,
     }
     informe["limites"].update(tmp_mb=int(conf.get("tmp_mb", TMP_MB)), procesos=int(conf.get("procesos", PROCESOS)))

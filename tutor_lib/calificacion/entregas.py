@@ -1,6 +1,6 @@
 """Las entregas de una clase: encontrarlas, leerlas y extraer el zip de un LMS sin seguir nada plantado.
 
-Lo usa :func:`tutor_lib.calificador.calificar_clase` (``tutor calificar``). La
+Lo usa :func:`tutor_lib.calificacion.motor.clase.calificar_clase` (``tutor calificar``). La
 carpeta de entregas la escriben otras personas, así que aquí nada se sigue:
 
 * una carpeta de estudiante o un notebook que es un enlace simbólico, un
@@ -43,7 +43,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tutor_lib.archivos import borrar_arbol
+from tutor_lib.calificacion.archivos import borrar_arbol
 
 MIB = 2**20
 GIB = 2**30
@@ -706,7 +706,7 @@ def extraer_entregas_zip(zip_ruta: Path, destino: Path, max_total: int = ZIP_MAX
     único que se califica. ``ValueError`` en español solo si el zip está roto o
     si, aun dejando fuera las carpetas más grandes, la clase pasa de
     ``max_entradas`` entradas o ``max_total`` bytes (dice qué carpeta trae más).
-    Lo usa :func:`tutor_lib.clase.calificar_clase` (``tutor calificar``).
+    Lo usa :func:`tutor_lib.calificacion.motor.clase.calificar_clase` (``tutor calificar``).
     """
     zip_ruta, destino = Path(zip_ruta), Path(destino)
     destino.mkdir(parents=True, exist_ok=True)
@@ -929,5 +929,5 @@ def extraer_zip(zip_ruta: Path, destino: Path, max_total: int = ZIP_MAX_TOTAL,
     return resultado.raiz
 
 
-#: El nombre de antes (lo importa :mod:`tutor_lib.calificador`).
+#: El nombre de antes (lo importa :mod:`tutor_lib.calificacion.motor.calificador`).
 _extraer_zip = extraer_zip

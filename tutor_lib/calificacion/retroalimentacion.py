@@ -4,7 +4,7 @@ nbgrader arma la retroalimentación con el notebook autocalificado, que trae el
 código de las pruebas ocultas y lo que el estudiante quiso escribir (HTML,
 JavaScript, markdown con ``<script>``). Aquí se cambian sus piezas (ver
 :func:`configurar`, que llama la configuración del curso temporal de
-:mod:`tutor_lib.calificador`):
+:mod:`tutor_lib.calificacion.motor.calificador`):
 
 * :class:`NotasConPendientes` (en lugar de ``GetGrades``): además del puntaje,
   marca las respuestas que esperan calificación a mano, para mostrarlas como
@@ -102,10 +102,10 @@ def sanear_salidas(salidas, ocultas: list[str] | None = None) -> list:
     JavaScript, SVG, markdown, LaTeX y JSON se muestran como su código, en
     texto; todo lo demás (widgets, PDF...) se reemplaza por una nota. Con
     ``ocultas`` (las líneas de las pruebas ocultas), cada una se tapa en todo el
-    texto (defensa de más, ver :mod:`tutor_lib.juez.ocultas`: lo que el kernel
+    texto (defensa de más, ver :mod:`tutor_lib.calificacion.juez.ocultas`: lo que el kernel
     escribió mientras el juez preguntaba ya no llega al notebook calificado).
     """
-    from tutor_lib.juez.ocultas import tapar
+    from tutor_lib.calificacion.juez.ocultas import tapar
 
     if ocultas:
         limpias = sanear_salidas(salidas)
@@ -159,10 +159,10 @@ def _mensaje_publico(mensaje: str, ocultas: list[str] | None = None) -> str:
     """El mensaje de una prueba tal como lo ve el estudiante (lo de stderr, solo su primera línea).
 
     El mensaje lo arma el juez (nunca es el texto de una excepción del estudiante, ver
-    :func:`tutor_lib.juez.puente.interpretar`); con ``ocultas``, además se tapa toda línea
+    :func:`tutor_lib.calificacion.juez.puente.interpretar`); con ``ocultas``, además se tapa toda línea
     de las pruebas ocultas que traiga un dato que el estudiante devolvió.
     """
-    from tutor_lib.juez.ocultas import tapar_ocultas
+    from tutor_lib.calificacion.juez.ocultas import tapar_ocultas
 
     mensaje = str(mensaje)
     if mensaje.startswith("La prueba escribió en stderr"):
@@ -229,9 +229,9 @@ class PrepararRetroalimentacion(Preprocessor):
     tiempo_celda = Int(60, help="Segundos por celda al calificar (para el mensaje de tiempo agotado).").tag(config=True)
 
     def preprocess(self, nb, resources):
-        from tutor_lib.calificador import MENSAJE_BIEN, Limites, mensajes_de_pruebas
+        from tutor_lib.calificacion.resultados import MENSAJE_BIEN, Limites, mensajes_de_pruebas
 
-        from tutor_lib.juez.ocultas import lineas_ocultas
+        from tutor_lib.calificacion.juez.ocultas import lineas_ocultas
 
         publicadas = _publicadas(self.liberado)
         mensajes = mensajes_de_pruebas(nb, Limites(tiempo_celda=self.tiempo_celda))
