@@ -11,7 +11,9 @@ Qué hace, en orden:
 3. **Una página por subcomando de ``tutor``**, hecha con su ayuda.
 4. **Resultados del modo completo** (``course/resultados_completos/``), si hay: notebooks ejecutados en
    una GPU o la salida de ``python -m benchmarks gpu``, cada uno con dónde y cuándo corrió.
-5. **Sphinx** con MyST-NB y sphinx-book-theme (el motor de Jupyter Book 1), interfaz en español,
+5. **Las páginas de referencia** (``course/*.md``: la guía del instructor, el glosario, los modos,
+   el rendimiento...), que el README enlaza; sus enlaces a otros archivos del repositorio llevan a GitHub.
+6. **Sphinx** con MyST-NB y sphinx-book-theme (el motor de Jupyter Book 1), interfaz en español,
    búsqueda sin servidor y MathJax servido por el propio sitio (nada se baja de una CDN).
 
 Las fuentes se escriben solo si cambiaron y Sphinx guarda su estado entre corridas: una segunda
@@ -38,7 +40,8 @@ from sitio import cache, widgets
 
 RAIZ = cache.RAIZ
 PLANTILLA = Path(__file__).resolve().parent / "plantilla"
-COMPLETOS = RAIZ / "course" / "resultados_completos"
+CURSO = RAIZ / "course"
+COMPLETOS = CURSO / "resultados_completos"
 MARCAS_PROHIBIDAS = ("### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
 
 
@@ -56,6 +59,7 @@ class Informe:
     enunciados: int = 0
     subcomandos: int = 0
     completos: int = 0
+    guias: int = 0
     widgets: int = 0
     segundos_ejecutar: float = 0.0
     segundos_sphinx: float = 0.0
@@ -68,6 +72,16 @@ def lecciones() -> list[Path]:
 
 def enunciados() -> list[Path]:
     return sorted((RAIZ / "exercises").glob("ej*/ej*.ipynb"))
+
+
+def guias() -> list[Path]:
+    """Las páginas de referencia de ``course/`` que publica el sitio: todas sus ``*.md``.
+
+    Son las que enlaza el README (cómo empezar, los dos modos, el comando ``tutor``, el rendimiento, la guía
+    del instructor, el glosario...). En el sitio quedan en ``course/NOMBRE``, la misma ruta que en el
+    repositorio, así que los enlaces entre ellas, y a las lecciones y los enunciados, no cambian.
+    """
+    return sorted(CURSO.glob("*.md"))
 
 
 @lru_cache(maxsize=1)
@@ -222,6 +236,47 @@ def paginas_tutor() -> dict[str, str]:
 
 
 # --------------------------------------------------------------------------
+# Páginas de referencia de course/
+# --------------------------------------------------------------------------
+
+#: Un enlace de Markdown en línea: ``[texto](destino)``.
+_ENLACE = re.compile(r"(\]\()([^()\s]+)(\))")
+#: Lo que no se toca al reescribir enlaces: bloques de código y código en línea.
+_CODIGO = re.compile(r"(```.*?```|`[^`\n]*`)", re.S)
+
+
+def enlace_en_el_sitio(destino: str, origen: Path, publicadas: set[Path]) -> str:
+    """Adónde lleva en el sitio el enlace ``destino`` de la página ``origen`` (un archivo del repositorio).
+
+    Un enlace a algo que el sitio publica en la misma ruta relativa (otra página de ``course/``, una lección,
+    un enunciado) queda igual; uno a otro archivo o carpeta del repositorio (el README, el código) pasa a su
+    dirección en GitHub, con su ancla. Las direcciones completas y las anclas de la misma página no cambian.
+    """
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", destino) or destino.startswith(("#", "/")):
+        return destino
+    ruta, almohadilla, ancla = destino.partition("#")
+    objetivo = (origen.parent / ruta).resolve()
+    if objetivo in publicadas or not objetivo.is_relative_to(RAIZ):
+        return destino
+    tipo = "tree" if objetivo.is_dir() else "blob"
+    relativa = objetivo.relative_to(RAIZ).as_posix()
+    return f"{url_repositorio()}/{tipo}/main/{relativa}" + (almohadilla + ancla if ancla else "")
+
+
+def preparar_guia(ruta: Path, publicadas: set[Path]) -> str:
+    """El Markdown de una página de ``course/`` con sus enlaces como funcionan en el sitio."""
+    partes = _CODIGO.split(ruta.read_text(encoding="utf-8"))
+    for i in range(0, len(partes), 2):  # las impares son código: se dejan tal cual
+        partes[i] = _ENLACE.sub(lambda m: m.group(1) + enlace_en_el_sitio(m.group(2), ruta, publicadas) + m.group(3),
+                                partes[i])
+    return "".join(partes)
+
+
+def titulo_de_guia(texto: str, respaldo: str) -> str:
+    return next((linea[2:].strip() for linea in texto.splitlines() if linea.startswith("# ")), respaldo)
+
+
+# --------------------------------------------------------------------------
 # Resultados del modo completo
 # --------------------------------------------------------------------------
 
@@ -301,7 +356,9 @@ def _escribir_si_cambia(ruta: Path, contenido: str | bytes, vistos: set[Path]) -
     ruta.write_bytes(datos)
 
 
-def _indice(lecs: list[tuple[str, str]], ejercicios: list[tuple[str, str]], completos: list[ResultadoCompleto]) -> str:
+def _indice(lecs: list[tuple[str, str]], ejercicios: list[tuple[str, str]], completos: list[ResultadoCompleto],
+            paginas: list[tuple[str, str]] = ()) -> str:
+    """La portada: lecciones, ejercicios, resultados del modo completo y ``paginas`` (``(destino, título)``)."""
     filas = "\n".join(f"| [{titulo}](lessons/{stem}.ipynb) |" for stem, titulo in lecs)
     lista_ejercicios = "\n".join(f"- [{titulo}]({ruta}.ipynb)" for ruta, titulo in ejercicios)
     if completos:
@@ -315,6 +372,15 @@ def _indice(lecs: list[tuple[str, str]], ejercicios: list[tuple[str, str]], comp
             "`python -m benchmarks gpu` en una GPU, deja el notebook o la salida en `course/resultados_completos/` "
             "con un `.json` al lado que diga `donde`, `cuando` y `leccion`, y el sitio lo mostrará junto a la lección."
         )
+    guias_md, arbol_guias = "", ""
+    if paginas:
+        guias_md = (
+            "## Guías y referencia\n\nCómo empezar, los dos modos, el comando `tutor`, el rendimiento medido, la guía "
+            "del instructor y el glosario: las páginas que enlaza el README del repositorio.\n\n"
+            + "\n".join(f"- [{titulo}]({destino}.md)" for destino, titulo in paginas) + "\n\n"
+        )
+        arbol_guias = ("\n```{toctree}\n:caption: Guías\n:hidden:\n\n" + "\n".join(d for d, _ in paginas)
+                       + "\n```\n")
     return (
         "# Curso de fine-tuning de transformers en español\n\n"
         "Del bucle de PyTorch escrito a mano al `Trainer` de Hugging Face, LoRA, QLoRA, SFT y DPO con `trl`, y el "
@@ -324,9 +390,11 @@ def _indice(lecs: list[tuple[str, str]], ejercicios: list[tuple[str, str]], comp
         "## Lecciones\n\n| Lección |\n|---|\n" + filas + "\n\n"
         "## Ejercicios\n\nLos enunciados, tal como los recibe quien estudia (se califican con nbgrader o con "
         "`tutor corregir`).\n\n" + lista_ejercicios + "\n\n## Resultados del modo completo\n\n" + seccion + "\n\n"
+        + guias_md +
         "```{toctree}\n:caption: Lecciones\n:hidden:\n\n" + "\n".join(f"lessons/{s}" for s, _ in lecs) + "\n```\n\n"
         "```{toctree}\n:caption: Ejercicios\n:hidden:\n\n" + "\n".join(r for r, _ in ejercicios) + "\n```\n\n"
         "```{toctree}\n:caption: Herramientas\n:hidden:\n\ntutor/index\n```\n"
+        + arbol_guias
         + ("\n```{toctree}\n:caption: Modo completo\n:hidden:\n\n" + "\n".join(r.destino for r in completos)
            + "\n```\n" if completos else "")
     )
@@ -425,8 +493,18 @@ def construir(salida: Path | None = None, ejecutar: bool = True, completos_en: P
         _escribir_si_cambia(fuente / (r.destino + extension), contenido, vistos)
     informe.completos = len(completos)
 
-    # 5. índice, configuración, MathJax y Sphinx
-    _escribir_si_cambia(fuente / "index.md", _indice(lecs, ejercicios, completos), vistos)
+    # 5. páginas de referencia de course/
+    publicadas = {p.resolve() for p in lecciones() + enunciados() + guias()}
+    paginas_guia = []
+    for ruta in guias():
+        destino = ruta.relative_to(RAIZ).with_suffix("").as_posix()
+        texto = preparar_guia(ruta, publicadas)
+        _escribir_si_cambia(fuente / (destino + ".md"), texto, vistos)
+        paginas_guia.append((destino, titulo_de_guia(texto, ruta.stem)))
+    informe.guias = len(paginas_guia)
+
+    # 6. índice, configuración, MathJax y Sphinx
+    _escribir_si_cambia(fuente / "index.md", _indice(lecs, ejercicios, completos, paginas_guia), vistos)
     for ruta in PLANTILLA.rglob("*"):
         if ruta.is_file() and "__pycache__" not in ruta.parts:
             _escribir_si_cambia(fuente / ruta.relative_to(PLANTILLA), ruta.read_bytes(), vistos)
@@ -469,7 +547,8 @@ def main(argv: list[str] | None = None) -> int:
         f"Lecciones reutilizadas de la caché: {len(informe.reutilizadas)}; ejecutadas ahora: "
         f"{len(informe.ejecutadas)} ({informe.segundos_ejecutar:.1f} s); Sphinx: {informe.segundos_sphinx:.1f} s.\n"
         f"Enunciados: {informe.enunciados}; páginas de tutor: {informe.subcomandos}; resultados del modo "
-        f"completo: {informe.completos}; widgets vueltos estáticos: {informe.widgets}.\n"
+        f"completo: {informe.completos}; páginas de course/: {informe.guias}; "
+        f"widgets vueltos estáticos: {informe.widgets}.\n"
         f"Para verlo: python -m http.server -d {informe.salida} 8000 (y abre http://127.0.0.1:8000)."
     )
     return 0

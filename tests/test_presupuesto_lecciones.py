@@ -175,6 +175,11 @@ def test_la_receta_del_modo_completo_se_recorto_para_caber():
     assert math.ceil(receta.muestras_entrenamiento / receta.lote) * receta.epocas < 30_000
 
 
-def test_la_tabla_del_readme_es_la_de_la_cuenta():
-    readme = (pl.cuaderno("01").parent.parent / "README.md").read_text(encoding="utf-8")
-    assert pl.tabla() in readme, "actualiza la tabla del README con python -m tutor_lib.presupuesto_lecciones"
+def test_la_tabla_de_rendimiento_es_la_de_la_cuenta():
+    """La tabla vive en course/RENDIMIENTO.md (issue 44, punto 4), y el README enlaza esa página."""
+    raiz = pl.cuaderno("01").parent.parent
+    rendimiento = (raiz / "course" / "RENDIMIENTO.md").read_text(encoding="utf-8")
+    assert pl.tabla() in rendimiento, (
+        "actualiza la tabla de course/RENDIMIENTO.md con python -m tutor_lib.presupuesto_lecciones")
+    readme = (raiz / "README.md").read_text(encoding="utf-8")
+    assert "](course/RENDIMIENTO.md)" in readme, "el README debe enlazar course/RENDIMIENTO.md"
