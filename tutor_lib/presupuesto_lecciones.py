@@ -266,12 +266,17 @@ def fases(leccion: str, receta: recursos.Receta | None = None) -> list[Fase]:
         # El modo completo necesita al menos 2 GPUs; se presupuesta lo mínimo, 2 (por ejemplo, las dos T4 de
         # Kaggle), por GPU. Qwen en fp32 con bloques de 128 tokens y 4 pasos por corrida: las referencias en una
         # sola GPU (bucle y Trainer) llevan el lote efectivo entero (4 por GPU × 2); las corridas repartidas
-        # (bucle, Trainer, FSDP2 y ZeRO-1), 4 secuencias en cada GPU.
+        # (bucle, Trainer, FSDP2 y ZeRO-1), 4 secuencias en cada GPU. Las demás corridas de la lección (acumulación,
+        # set_epoch, guardar y reanudar, el archivo de Accelerate, dos «máquinas») son en la CPU, con modelos chicos.
         return [
             Fase("referencias en una GPU: bucle y Trainer, lote 8 de 128 tokens", "causal", 8, 128, pasos=4,
                  repeticiones=2, precision="fp32"),
             Fase("por GPU (2): bucle, Trainer, FSDP2 y ZeRO-1, lote 4 de 128 tokens", "causal", 4, 128,
                  pasos=4, repeticiones=4, precision="fp32"),
+            # precision.py: un paso de FSDP2 por variante (fp32 o bf16, con o sin checkpointing); se presupuesta
+            # la más cara, fp32 sin checkpointing, las cuatro veces.
+            Fase("por GPU (2): FSDP2 en fp32 y bf16, con y sin checkpointing, lote 4", "causal", 4,
+                 128, pasos=1, repeticiones=4, precision="fp32"),
         ]
     if leccion == "14":
         # Sección 5: QLoRA (r 16, all-linear) de Qwen2.5-1.5B, 2 épocas con lote 4 de hasta 512 tokens (4 de
