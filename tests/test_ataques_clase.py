@@ -171,7 +171,7 @@ def test_cada_atacante_queda_invalido_con_su_motivo_en_espanol(clase, nombre):
 
 
 def test_la_carpeta_muchos_pasa_el_tope_por_estudiante():
-    from tutor_lib.calificacion.entregas import ZIP_MAX_ENTRADAS, ZIP_MAX_ENTRADAS_ESTUDIANTE
+    from tutor_lib.calificacion.zip_entregas import ZIP_MAX_ENTRADAS, ZIP_MAX_ENTRADAS_ESTUDIANTE
 
     assert ZIP_MAX_ENTRADAS_ESTUDIANTE < MUCHAS < ZIP_MAX_ENTRADAS
 

@@ -29,13 +29,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from test_calificador import liberado, resuelto  # noqa: E402
 
-from tutor_lib.calificacion import entregas  # noqa: E402
+from tutor_lib.calificacion import entregas, zip_entregas  # noqa: E402
 from tutor_lib.calificacion.motor.calificador import celda_csv, leer_entrega, normalizar  # noqa: E402
-from tutor_lib.calificacion.entregas import (  # noqa: E402
-    explorar_entregas,
-    extraer_zip,
-    leer_dentro_de,
-)
+from tutor_lib.calificacion.entregas import explorar_entregas, leer_dentro_de  # noqa: E402
+from tutor_lib.calificacion.zip_entregas import extraer_zip  # noqa: E402
 
 ASIG = "ej04_warmup"
 NB = json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
@@ -224,8 +221,8 @@ def _zip(ruta, entradas):
 
 
 def test_zip_con_topes_enlaces_y_rutas_peligrosas(tmp_path):
-    assert entregas.ZIP_MAX_TOTAL == 2 * 2**30 and entregas.ZIP_MAX_ENTRADAS == 20_000
-    assert entregas.ZIP_MAX_ARCHIVO == 200 * 2**20
+    assert zip_entregas.ZIP_MAX_TOTAL == 2 * 2**30 and zip_entregas.ZIP_MAX_ENTRADAS == 20_000
+    assert zip_entregas.ZIP_MAX_ARCHIVO == 200 * 2**20
 
     def extraer(nombre, entradas, **topes):
         destino = tmp_path / f"x_{nombre}"
@@ -409,7 +406,7 @@ OFENSORES = {  # carpeta -> algo que su motivo debe decir
 
 def test_zip_con_un_problema_por_carpeta_deja_invalida_solo_a_esa(tmp_path):
     zip_ = _zip_hostil(tmp_path / "entregas.zip")
-    resultado = entregas.extraer_entregas_zip(zip_, tmp_path / "x", max_archivo=1000, max_entradas_estudiante=5)
+    resultado = zip_entregas.extraer_entregas_zip(zip_, tmp_path / "x", max_archivo=1000, max_entradas_estudiante=5)
     assert resultado.raiz == tmp_path / "x"
     assert set(resultado.invalidas) == set(OFENSORES), resultado.invalidas
     for carpeta, frase in OFENSORES.items():
@@ -454,14 +451,14 @@ def test_topes_por_estudiante_del_zip_con_los_valores_de_verdad(tmp_path):
                 f.write(b"\0" * 2**20)
         z.writestr(f"Tarea 4/carla/{ASIG}.ipynb", NB)
         z.writestr(f"Tarea 4/carla/{'b' * 260}.txt", b"x")
-    resultado = entregas.extraer_entregas_zip(ruta, tmp_path / "x")
+    resultado = zip_entregas.extraer_entregas_zip(ruta, tmp_path / "x")
     assert resultado.raiz == tmp_path / "x" / "Tarea 4"
     assert set(resultado.invalidas) == {"beto", "carla"}, resultado.invalidas
     assert "200 MiB" in resultado.invalidas["beto"] and "255 bytes" in resultado.invalidas["carla"]
     assert (resultado.raiz / "ana" / f"{ASIG}.ipynb").is_file()
     # Una sola carpeta no alcanza los topes de la clase: choca antes con los suyos.
-    assert entregas.ZIP_MAX_ESTUDIANTE < entregas.ZIP_MAX_TOTAL
-    assert entregas.ZIP_MAX_ENTRADAS_ESTUDIANTE < entregas.ZIP_MAX_ENTRADAS
+    assert zip_entregas.ZIP_MAX_ESTUDIANTE < zip_entregas.ZIP_MAX_TOTAL
+    assert zip_entregas.ZIP_MAX_ENTRADAS_ESTUDIANTE < zip_entregas.ZIP_MAX_ENTRADAS
 
 
 def test_topes_globales_del_zip_dejan_fuera_a_las_carpetas_mas_grandes_o_dicen_cual(tmp_path):
@@ -475,12 +472,12 @@ def test_topes_globales_del_zip_dejan_fuera_a_las_carpetas_mas_grandes_o_dicen_c
         return ruta
 
     # Una carpeta enorme (pero bajo su propio tope) no se lleva a la clase: queda fuera ella.
-    resultado = entregas.extraer_entregas_zip(zip_con("uno", {"ana": 1, "beto": 1, "enorme": 300}),
+    resultado = zip_entregas.extraer_entregas_zip(zip_con("uno", {"ana": 1, "beto": 1, "enorme": 300}),
                                               tmp_path / "x1", max_entradas=250)
     assert set(resultado.invalidas) == {"enorme"} and "entradas" in resultado.invalidas["enorme"]
     # Muchas carpetas normales que juntas pasan el tope: eso sí es de toda la clase, y dice cuál trae más.
     with pytest.raises(ValueError, match="«c3».*no lo extraigo"):
-        entregas.extraer_entregas_zip(zip_con("dos", {"c1": 2, "c2": 3, "c3": 4}), tmp_path / "x2", max_entradas=5)
+        zip_entregas.extraer_entregas_zip(zip_con("dos", {"c1": 2, "c2": 3, "c3": 4}), tmp_path / "x2", max_entradas=5)
 
 
 def test_ids_acotados_en_bytes_unicos_y_estables(tmp_path):

@@ -8,11 +8,18 @@ la libreta ``gradebook.db`` (o las notas en PostgreSQL con ``--gradebook``),
 ``avance.jsonl`` y ``autocalificados/`` (para reanudar sin calificar dos veces).
 
 Contrato de ``--json``: ``{"asignacion", "maximo", "estudiantes": {id: {"puntos",
-"estado", "mensaje"}}}`` y además ``salida``, ``aislamiento``, ``omitidas``,
-``libreta`` (la URL sin contraseña) y ``progreso`` (``total``, ``calificadas``,
-``reutilizadas``, ``fallidas``, ``trabajadores``, ``segundos``,
-``entregas_por_minuto``). ``estado`` es uno de ``calificado``, ``error``,
-``tiempo agotado``, ``inválido``, ``sin entrega``.
+"estado", "mensaje", "nombre_original", "lms", "lms_id", "tarde"}}}`` y además
+``salida``, ``aislamiento``, ``omitidas``, ``libreta`` (la URL sin contraseña) y
+``progreso`` (``total``, ``calificadas``, ``reutilizadas``, ``fallidas``,
+``trabajadores``, ``segundos``, ``entregas_por_minuto``). ``estado`` es uno de
+``calificado``, ``error``, ``tiempo agotado``, ``inválido``, ``sin entrega``.
+``nombre_original`` es el nombre de la carpeta o el que puso el LMS; ``lms`` es
+``moodle``, ``canvas`` o ``null`` (una carpeta, o un zip que no es de un LMS);
+``lms_id``, el número de participante de Moodle o el user_id de Canvas como
+texto (``null`` si no hay: una entrega anónima de Canvas, o un id que el zip trae
+con dos nombres); ``tarde``, si Canvas la marcó LATE. El zip de un LMS se lee por
+persona (:mod:`tutor_lib.calificacion.lms`): su id sale de su nombre y, si dos se
+llaman igual, lleva su ``lms_id`` (``Ana_Perez_123456``).
 Ver :mod:`tutor_lib.calificacion.motor.clase` y course/GUIA_INSTRUCTOR.md.
 """
 

@@ -57,12 +57,12 @@ from tutor_lib.calificacion.entregas import (  # noqa: F401  (se importan de aqu
     MAX_CELDAS,
     MAX_MIB_NOTEBOOK,
     EntregaEncontrada,
-    _extraer_zip,
     entregas_de_carpeta,
     explorar_entregas,
     id_seguro,
     nombre_visible,
 )
+from tutor_lib.calificacion.zip_entregas import _extraer_zip  # noqa: F401  (se importa de aquí desde antes)
 
 PATRON_ASIGNACION = re.compile(r"ej\d\d_[a-z0-9_]+")
 
@@ -599,7 +599,8 @@ def _explicar_fallo(salida: str) -> str:
 # --- toda una clase ----------------------------------------------------------------
 
 
-# EntregaEncontrada, entregas_de_carpeta y _extraer_zip viven en tutor_lib.calificacion.entregas; la corrida de
+# EntregaEncontrada y entregas_de_carpeta viven en tutor_lib.calificacion.entregas y _extraer_zip en
+# tutor_lib.calificacion.zip_entregas; la corrida de
 # toda una clase (calificar_clase: reparto entre trabajadores, reanudación) en tutor_lib.calificacion.motor.clase,
 # que usa este módulo (este no la importa: así no hay un ciclo entre los dos).
 

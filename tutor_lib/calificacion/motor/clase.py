@@ -40,7 +40,8 @@ from pathlib import Path
 
 from tutor_lib.calificacion import libreta
 from tutor_lib.calificacion.archivos import borrar_arbol
-from tutor_lib.calificacion.entregas import EntregaEncontrada, explorar_entregas, extraer_entregas_zip
+from tutor_lib.calificacion.entregas import EntregaEncontrada, explorar_entregas
+from tutor_lib.calificacion.zip_entregas import extraer_entregas_zip
 from tutor_lib.calificacion.kernel import aislamiento
 from tutor_lib.calificacion.motor.calificador import CursoTemporal, celda_csv, fuente
 from tutor_lib.calificacion.motor.precarga import activa as precarga_activa
@@ -158,9 +159,11 @@ def calificar_clase(asignacion: str, carpeta: Path, salida: Path | None = None, 
             # Topes por estudiante: quien trae algo que no se extrae queda «inválido» con su motivo.
             del_zip = extraer_entregas_zip(carpeta, tmp / "zip")  # aparte de las copias de tmp/copias
             raiz_entregas, invalidas, omitidas_zip = del_zip.raiz, del_zip.invalidas, del_zip.omitidas
+            personas = del_zip.personas  # Moodle o Canvas: cada persona con su id del LMS
         else:
-            raiz_entregas, invalidas, omitidas_zip = carpeta, {}, []
-        exploracion = explorar_entregas(raiz_entregas, asignacion, copiar_a=tmp / "copias", invalidas=invalidas)
+            raiz_entregas, invalidas, omitidas_zip, personas = carpeta, {}, [], {}
+        exploracion = explorar_entregas(raiz_entregas, asignacion, copiar_a=tmp / "copias", invalidas=invalidas,
+                                        personas=personas)
         entregas, omitidas = exploracion.entregas, omitidas_zip + exploracion.omitidas
         if not entregas:
             detalle = "; ".join(f"{o.nombre}: {o.motivo}" for o in omitidas[:5])
@@ -331,18 +334,31 @@ def _barra(activa: bool, total: int, asig: str):
                 dynamic_ncols=True, bar_format="{desc}: {n}/{total} |{bar}| {elapsed}<{remaining} {postfix}")
 
 
+def _del_lms(e: EntregaEncontrada) -> dict:
+    """Lo que ``calificaciones.json`` dice de dónde vino cada entrega (``tutor exportar`` lo lee).
+
+    ``nombre_original``: el nombre en el LMS o la carpeta; ``lms``: ``"moodle"``, ``"canvas"`` o ``None``;
+    ``lms_id``: el número de participante de Moodle o el user_id de Canvas, como texto (o ``None``);
+    ``tarde``: Canvas la marcó LATE. Las entregas de una carpeta no traen LMS.
+    """
+    return {"nombre_original": e.nombre, "lms": e.lms, "lms_id": e.lms_id, "tarde": bool(e.tarde)}
+
+
 def _escribir_salida(asignacion: str, salida: Path, entregas, omitidas, resultados: dict[str, Calificacion],
                      maximo: float, aislamientos: list[dict], cifras: dict, db_visible: str, progreso) -> dict:
     partes = list(dict.fromkeys(p.id for c in resultados.values() for p in c.partes))
+    origen = {e.id: _del_lms(e) for e in entregas}
     with open(salida / "calificaciones.csv", "w", newline="", encoding="utf-8", errors="replace") as f:
         w = csv.writer(f)
-        w.writerow(["estudiante", "nombre_original", "estado", "puntos", "maximo", "pendiente_manual", *partes, "mensaje"])
-        nombres = {e.id: e.nombre for e in entregas}
+        w.writerow(["estudiante", "nombre_original", "estado", "puntos", "maximo", "pendiente_manual", *partes, "mensaje",
+                    "lms", "lms_id", "tarde"])
         for e in entregas:
             c = resultados[e.id]
+            o = origen[e.id]
             por_parte = {p.id: ("" if p.puntos is None else f"{p.puntos:g}") for p in c.partes}
-            fila = [e.id, nombres[e.id], c.estado, f"{c.puntos:g}", f"{c.maximo:g}", f"{c.pendiente_manual:g}",
-                    *[por_parte.get(p, "") for p in partes], c.mensaje]
+            fila = [e.id, o["nombre_original"], c.estado, f"{c.puntos:g}", f"{c.maximo:g}", f"{c.pendiente_manual:g}",
+                    *[por_parte.get(p, "") for p in partes], c.mensaje, o["lms"] or "", o["lms_id"] or "",
+                    "sí" if o["tarde"] else "no"]
             w.writerow([celda_csv(x) for x in fila])
     if progreso:
         for o in omitidas:
@@ -352,7 +368,7 @@ def _escribir_salida(asignacion: str, salida: Path, entregas, omitidas, resultad
         "asignacion": asignacion,
         "maximo": maximo,
         "estudiantes": {i: {"puntos": resultados[i].puntos, "estado": resultados[i].estado,
-                            "mensaje": resultados[i].mensaje} for i in orden},
+                            "mensaje": resultados[i].mensaje, **origen[i]} for i in orden},
         "salida": str(salida),
         "aislamiento": {
             "completo": bool(aislamientos) and all(a.get("completo") for a in aislamientos),
