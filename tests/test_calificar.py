@@ -321,8 +321,10 @@ def test_tutor_calificar_una_clase_completa(clase, nota_referencia):
     est = datos["estudiantes"]
     assert set(est) == {"ana", "Carla_Nunez", "eva", "beto", "dario", "fede"}
     for e in est.values():
-        assert set(e) == {"puntos", "estado", "mensaje"}
-    assert est["ana"] == {"puntos": nota_referencia.puntos, "estado": "calificado", "mensaje": est["ana"]["mensaje"]}
+        assert set(e) == {"puntos", "estado", "mensaje", "nombre_original", "lms", "lms_id", "tarde"}
+    assert est["ana"] == {"puntos": nota_referencia.puntos, "estado": "calificado", "mensaje": est["ana"]["mensaje"],
+                          "nombre_original": "ana", "lms": None, "lms_id": None, "tarde": False}
+    assert est["Carla_Nunez"]["nombre_original"] == "Carla Núñez"
     assert est["Carla_Nunez"]["estado"] == "calificado" and est["Carla_Nunez"]["puntos"] == nota_referencia.puntos
     assert est["eva"]["puntos"] == 0
     assert est["beto"]["estado"] == "inválido" and "JSON" in est["beto"]["mensaje"]
@@ -346,13 +348,14 @@ def test_tutor_calificar_acepta_el_zip_de_un_lms(clase, nota_referencia, tmp_pat
     _, entregas = clase
     z = tmp_path / "entregas_moodle.zip"
     with zipfile.ZipFile(z, "w") as f:
-        for quien in ("ana", "eva"):
-            f.write(entregas / quien / f"{ASIG}.ipynb", f"Tarea 11/{quien}_12345_assignsubmission_file_/{ASIG}.ipynb")
+        for quien, participante in (("ana", 12345), ("eva", 12346)):
+            f.write(entregas / quien / f"{ASIG}.ipynb", f"Tarea 11/{quien}_{participante}_assignsubmission_file_/{ASIG}.ipynb")
     r = tutor("calificar", ASIG, str(z), "--json", "--salida", str(tmp_path / "notas"))
     assert r.returncode == 0, r.stderr[-3000:]
     est = json.loads(r.stdout)["estudiantes"]
-    assert est["ana_12345_assignsubmission_file"]["puntos"] == nota_referencia.puntos
-    assert est["eva_12345_assignsubmission_file"]["puntos"] == 0
+    # Moodle: el id sale del nombre y el número de participante queda aparte (issue 45; ver test_lms_zip.py).
+    assert est["ana"]["puntos"] == nota_referencia.puntos and (est["ana"]["lms"], est["ana"]["lms_id"]) == ("moodle", "12345")
+    assert est["eva"]["puntos"] == 0 and est["eva"]["lms_id"] == "12346"
     filas = (tmp_path / "notas" / "calificaciones.csv").read_text(encoding="utf-8").splitlines()
     # calificar otra vez no pisa la corrida anterior: queda a un lado con su fecha
     r2 = tutor("calificar", ASIG, str(z), "--json", "--salida", str(tmp_path / "notas"))
@@ -416,3 +419,122 @@ def _bloques_secretos(texto: str):
             continue
         if dentro:
             yield linea
+
+
+# --- del LMS y de vuelta (issue 45): zip de verdad → tutor calificar → tutor exportar ------------------------
+
+
+def _leer_csv(ruta: Path, separador: str = ",") -> list[list[str]]:
+    import csv
+
+    with open(ruta, newline="", encoding="utf-8-sig") as f:
+        return list(csv.reader(f, delimiter=separador))
+
+
+def _escribir_csv(ruta: Path, filas: list[list[str]], separador: str = ",") -> None:
+    import csv
+
+    with open(ruta, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f, delimiter=separador).writerows(filas)
+
+
+def _solo_cambian(antes: list[list[str]], despues: list[list[str]], columnas: set[int]) -> None:
+    """Cada celda fuera de ``columnas`` sigue igual, fila por fila (y no hay filas ni columnas de más)."""
+    assert len(antes) == len(despues)
+    for a, d in zip(antes, despues):
+        assert len(a) == len(d)
+        assert [x for i, x in enumerate(a) if i not in columnas] == [x for i, x in enumerate(d) if i not in columnas]
+
+
+def test_moodle_de_punta_a_punta_en_los_dos_idiomas(clase, nota_referencia, tmp_path):
+    """Un zip de Moodle con nombres de verdad (tildes, espacios, carpeta y suelto, un PDF al lado y un texto en
+    línea) se califica y su nota vuelve a la hoja de Moodle, en español (coma decimal, escala 100) y en inglés."""
+    _, entregas = clase
+    z = tmp_path / "moodle.zip"
+    with zipfile.ZipFile(z, "w") as f:
+        f.write(entregas / "ana" / f"{ASIG}.ipynb", f"José Pérez_12345_assignsubmission_file_/{ASIG}.ipynb")
+        f.writestr("José Pérez_12345_assignsubmission_file_/apuntes.pdf", b"%PDF-1.4 apuntes")
+        f.write(entregas / "eva" / f"{ASIG}.ipynb", f"Ana María López_12346_assignsubmission_file_{ASIG}.ipynb")
+        f.writestr("Luis Gómez_12347_assignsubmission_onlinetext_/onlinetext.html", "<p>no alcancé</p>")
+    salida = tmp_path / "notas"
+    r = tutor("calificar", ASIG, str(z), "--json", "--salida", str(salida))
+    assert r.returncode == 0, r.stderr[-3000:]
+    datos = json.loads(r.stdout)
+    por_lms = {e["lms_id"]: (i, e) for i, e in datos["estudiantes"].items() if e["lms"] == "moodle"}
+    assert por_lms["12345"][1]["puntos"] == nota_referencia.puntos and por_lms["12346"][1]["puntos"] == 0
+    assert any("apuntes.pdf" in o["nombre"] + o["motivo"] for o in datos["omitidas"])
+    maximo = nota_referencia.maximo
+
+    for idioma, encabezados, ident, maxima, coma in (
+        ("es", ["Identificador", "Nombre completo", "Dirección de correo", "Estado", "Calificación",
+                "Calificación máxima", "La calificación puede ser cambiada", "Última modificación (entrega)",
+                "Última modificación (calificación)", "Comentarios de retroalimentación"], "Participante{}", "100,00", True),
+        ("en", ["Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade", "Grade can be changed",
+                "Last modified (submission)", "Last modified (grade)", "Feedback comments"], "Participant {}", "10.00",
+         False),
+    ):
+        hoja = tmp_path / f"hoja_{idioma}.csv"
+        filas = [encabezados] + [
+            [ident.format(n), nombre, correo, "Enviado", "", maxima, "Sí" if idioma == "es" else "Yes", "-", "-", ""]
+            for n, nombre, correo in (("12345", "José Pérez", "jose@escuela.mx"), ("12346", "Ana María López", "ana@escuela.mx"),
+                                      ("12347", "Luis Gómez", "luis@escuela.mx"), ("12348", "Marta Ruiz", "marta@escuela.mx"))
+        ]
+        _escribir_csv(hoja, filas)
+        llena = tmp_path / f"llena_{idioma}.csv"
+        r = tutor("exportar", str(salida), "--hoja", str(hoja), "--salida", str(llena), "--json")
+        assert r.returncode == 0, r.stderr[-3000:] + r.stdout[-2000:]
+        informe = json.loads(r.stdout)
+        assert _leer_csv(hoja) == filas  # la hoja que bajaste del LMS no se toca
+        despues = _leer_csv(llena)
+        _solo_cambian(filas, despues, {4, 9})
+        escala = float(maxima.replace(",", ".")) / maximo
+        esperado = f"{nota_referencia.puntos * escala:.2f}"
+        assert despues[1][4] == (esperado.replace(".", ",") if coma else esperado), (idioma, despues[1])
+        assert despues[2][4] == ("0,00" if coma else "0.00")
+        assert despues[3][4] == "" and despues[4][4] == ""  # sin notebook y sin entrega: en blanco
+        for fila in despues[1:3]:
+            assert fila[9] and "assert" not in fila[9] and not fila[9].startswith(("=", "+", "-", "@"))
+        assert {f["lms_id"] for f in informe["sin_entrega"]} >= {"12348"}
+        assert len(informe["exportadas"]) == 2
+
+
+def test_canvas_de_punta_a_punta_con_entrega_tarde(clase, nota_referencia, tmp_path):
+    """Un zip de Canvas (suelto, con LATE, un archivo de más del mismo estudiante y un nombre con tilde) se
+    califica y la columna de la tarea del libro de Canvas se llena, escalada a Points Possible, sin tocar el resto."""
+    _, entregas = clase
+    z = tmp_path / "canvas.zip"
+    with zipfile.ZipFile(z, "w") as f:
+        f.write(entregas / "ana" / f"{ASIG}.ipynb", f"pérezjosé_201_9001_{ASIG}.ipynb")
+        f.writestr("pérezjosé_201_9002_notas.txt", "ideas")
+        f.write(entregas / "ana" / f"{ASIG}.ipynb", f"lópezana_LATE_202_9003_{ASIG}-1.ipynb")
+    salida = tmp_path / "notas"
+    r = tutor("calificar", ASIG, str(z), "--json", "--salida", str(salida))
+    assert r.returncode == 0, r.stderr[-3000:]
+    datos = json.loads(r.stdout)
+    canvas = {e["lms_id"]: e for e in datos["estudiantes"].values() if e["lms"] == "canvas"}
+    assert set(canvas) == {"201", "202"}
+    assert canvas["201"]["tarde"] is False and canvas["202"]["tarde"] is True
+    assert all(e["puntos"] == nota_referencia.puntos for e in canvas.values())
+    filas = [
+        ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Tarea 1 (1111)", f"{ASIG} (2222)", "Current Score"],
+        ["    Points Possible", "", "", "", "", "10.00", "20.00", "(read only)"],
+        ["Pérez, José", "201", "A01", "jose@escuela.mx", "Grupo A", "9.00", "", "90"],
+        ["López, Ana", "202", "A02", "ana@escuela.mx", "Grupo A", "8.50", "", "85"],
+        ["Ruiz, Marta", "203", "A03", "marta@escuela.mx", "Grupo B", "EX", "", ""],
+    ]
+    hoja = tmp_path / "libro.csv"
+    _escribir_csv(hoja, filas)
+    llena = tmp_path / "libro_lleno.csv"
+    r = tutor("exportar", str(salida), "--hoja", str(hoja), "--salida", str(llena), "--json")
+    assert r.returncode == 0, r.stderr[-3000:] + r.stdout[-2000:]
+    despues = _leer_csv(llena)
+    _solo_cambian(filas, despues, {6})
+    esperado = f"{nota_referencia.puntos * 20 / nota_referencia.maximo:.2f}".rstrip("0").rstrip(".")
+    assert float(despues[2][6]) == float(despues[3][6]) == pytest.approx(float(esperado), abs=0.005)
+    assert despues[4][6] == "" and despues[1][6] == "20.00"
+    # una hoja de otro curso (ningún id coincide) es un error en español y no escribe nada
+    otra = tmp_path / "otro_curso.csv"
+    _escribir_csv(otra, [filas[0], filas[1], ["Sosa, Iván", "999", "", "", "", "", "", ""]])
+    r = tutor("exportar", str(salida), "--hoja", str(otra), "--salida", str(tmp_path / "no.csv"))
+    assert r.returncode == 2 and not (tmp_path / "no.csv").exists()
+    assert "curso" in r.stderr or "coincide" in r.stderr, r.stderr

@@ -35,6 +35,7 @@ MINIMOS = {
     "diagnosticar": ["trainer_state.json"],
     "corregir": ["ej04.ipynb"],
     "calificar": ["ej04", "entregas"],
+    "exportar": ["calificaciones_ej04", "--salida", "notas.csv"],
 }
 
 

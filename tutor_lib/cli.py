@@ -47,6 +47,7 @@ SUBCOMANDOS = (
     "diagnosticar",
     "corregir",
     "calificar",
+    "exportar",
 )
 
 

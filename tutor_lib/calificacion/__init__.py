@@ -15,12 +15,17 @@ El código del estudiante es hostil. Cada carpeta de este paquete es un lado de 
   :mod:`~tutor_lib.calificacion.motor.reparto` califican una clase entera con Dask, sin perder ni repetir
   nada; :mod:`~tutor_lib.calificacion.motor.precarga` hace que los tres procesos de cada entrega nazcan
   con torch ya importado.
-* aquí mismo, lo que entra y lo que sale: :mod:`~tutor_lib.calificacion.entregas` (carpetas y zips de un
-  LMS, sin seguir nada plantado), :mod:`~tutor_lib.calificacion.reconstruccion` (cada entrega sobre el
+* aquí mismo, lo que entra y lo que sale: :mod:`~tutor_lib.calificacion.entregas` (la carpeta de
+  entregas, sin seguir nada plantado) y :mod:`~tutor_lib.calificacion.zip_entregas` (el zip de un LMS),
+  :mod:`~tutor_lib.calificacion.reconstruccion` (cada entrega sobre el
   notebook liberado), :mod:`~tutor_lib.calificacion.resultados` (la calificación y un mensaje en español
   por prueba), :mod:`~tutor_lib.calificacion.retroalimentacion` (el HTML sin pruebas ocultas ni scripts),
-  :mod:`~tutor_lib.calificacion.libreta` (el *gradebook*, SQLite o PostgreSQL) y
-  :mod:`~tutor_lib.calificacion.archivos` (borrar lo que dejó una entrega sin seguir enlaces).
+  :mod:`~tutor_lib.calificacion.libreta` (el *gradebook*, SQLite o PostgreSQL),
+  :mod:`~tutor_lib.calificacion.archivos` (borrar lo que dejó una entrega sin seguir enlaces) y el LMS:
+  :mod:`~tutor_lib.calificacion.lms` (de quién es cada archivo de un zip de Moodle o de Canvas) y
+  :mod:`~tutor_lib.calificacion.exportar` (``tutor exportar``: las notas de vuelta, con
+  :mod:`~tutor_lib.calificacion.hojas_lms` para las hojas de Canvas y Moodle y
+  :mod:`~tutor_lib.calificacion.salidas_lms` para el XML de Moodle y los Score de LTI 1.3).
 
 Los procesos de una entrega y el único canal entre el estudiante y el juez::
 
