@@ -75,6 +75,9 @@ def _codigo(ruta: Path) -> str:
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
+        primera = cell.source.split("\n", 1)[0].strip()
+        if primera.startswith("%%writefile") and not primera.endswith(".py"):
+            continue  # un archivo que no es Python (el YAML de Accelerate de la lección 13)
         for linea in cell.source.splitlines():
             limpia = linea.lstrip()
             # las líneas mágicas de IPython (!pip, %timeit) no son Python: se vuelven «pass»
