@@ -9,6 +9,7 @@ precarga al terminar (lo ataca ``tests/test_ataques_nuevos.py``, entrega ``anida
 
 from __future__ import annotations
 
+import datetime
 import os
 import stat
 from pathlib import Path
@@ -75,3 +76,17 @@ def borrar_arbol(ruta: str | os.PathLike) -> bool:
                 os.close(fd)
             except OSError:
                 pass
+
+
+def nombre_anterior(ruta: Path) -> Path:
+    """Un nombre libre junto a ``ruta`` para dejar su versión anterior: ``<ruta>.anterior-<fecha>``.
+
+    Si ya existe (dos corridas en el mismo segundo), ``-2``, ``-3``... Un enlace roto también ocupa el
+    nombre. Lo usan ``tutor calificar`` (la corrida anterior) y ``tutor exportar`` (la salida anterior).
+    """
+    fecha = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    anterior, n = ruta.with_name(f"{ruta.name}.anterior-{fecha}"), 1
+    while anterior.exists() or anterior.is_symlink():
+        n += 1
+        anterior = ruta.with_name(f"{ruta.name}.anterior-{fecha}-{n}")
+    return anterior

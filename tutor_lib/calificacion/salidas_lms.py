@@ -16,7 +16,6 @@ sobre valores planos (puntos, máximo, partes), sin saber de dónde vienen: las 
 
 from __future__ import annotations
 
-import datetime
 import html
 import os
 import re
@@ -25,6 +24,7 @@ import tempfile
 from pathlib import Path
 from xml.sax.saxutils import escape as escapar_xml
 
+from tutor_lib.calificacion.archivos import nombre_anterior
 from tutor_lib.calificacion.hojas_lms import escribir_numero
 from tutor_lib.formato import sin_controles
 
@@ -144,12 +144,7 @@ def escribir_atomico(ruta: Path, texto: str) -> Path | None:
         os.umask(mascara)
         os.chmod(temporal, 0o666 & ~mascara)
         if ruta.exists() or ruta.is_symlink():
-            fecha = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-            anterior = ruta.with_name(f"{ruta.name}.anterior-{fecha}")
-            n = 1
-            while anterior.exists() or anterior.is_symlink():
-                n += 1
-                anterior = ruta.with_name(f"{ruta.name}.anterior-{fecha}-{n}")
+            anterior = nombre_anterior(ruta)
             try:
                 os.link(ruta, anterior, follow_symlinks=False)
             except OSError:

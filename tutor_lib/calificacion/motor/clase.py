@@ -24,7 +24,6 @@ Nada se pierde ni se califica dos veces:
 from __future__ import annotations
 
 import csv
-import datetime
 import glob
 import hashlib
 import json
@@ -39,7 +38,7 @@ from dataclasses import asdict, fields
 from pathlib import Path
 
 from tutor_lib.calificacion import libreta
-from tutor_lib.calificacion.archivos import borrar_arbol
+from tutor_lib.calificacion.archivos import borrar_arbol, nombre_anterior
 from tutor_lib.calificacion.entregas import EntregaEncontrada, explorar_entregas
 from tutor_lib.calificacion.zip_entregas import extraer_entregas_zip
 from tutor_lib.calificacion.kernel import aislamiento
@@ -133,12 +132,7 @@ def calificar_clase(asignacion: str, carpeta: Path, salida: Path | None = None, 
     anterior = None
     if salida.exists() and any(salida.iterdir()):
         # Nada se pierde: la corrida anterior queda a un lado con su fecha.
-        marca = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-        anterior = salida.with_name(f"{salida.name}.anterior-{marca}")
-        n = 1
-        while anterior.exists():  # dos corridas en el mismo segundo
-            n += 1
-            anterior = salida.with_name(f"{salida.name}.anterior-{marca}-{n}")
+        anterior = nombre_anterior(salida)
         salida.rename(anterior)
     salida.mkdir(parents=True, exist_ok=True)
     # Notas, entregas calificadas y libreta son solo de quien califica: ni otros usuarios de la máquina
