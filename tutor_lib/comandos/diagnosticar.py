@@ -24,8 +24,8 @@ from tutor_lib.comandos import Resultado
 
 NOMBRE = "diagnosticar"
 AYUDA = (
-    "Diagnostica una curva de entrenamiento (sano, sobreajuste, subajuste, inestable, "
-    "divergencia o indeterminado) desde trainer_state.json, una carpeta de checkpoint o de corrida."
+    "Diagnostica una curva de entrenamiento (sano, sobreajuste, subajuste, inestable, divergencia, "
+    "indeterminado o no_concluyente) desde trainer_state.json, una carpeta de checkpoint o de corrida."
 )
 
 FORMATOS_GRAFICA = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
@@ -45,7 +45,8 @@ def configurar(parser) -> None:
         "--clases", metavar="N", type=int,
         help=(
             "número de clases, si la pérdida es una entropía cruzada entre N clases: el nivel del azar es ln(N). "
-            "Sin esta opción se lee del config.json de la corrida (num_labels o vocab_size), si está"
+            "Sin esta opción se lee del config.json de la corrida (num_labels o vocab_size), si está; "
+            "si tampoco está, se estima con la curva y la explicación lo dice"
         ),
     )
 
@@ -112,6 +113,8 @@ def _cifras(curvas, diagnostico, cifras) -> list[str]:
         lineas.append(texto + ".")
     if curvas.azar is not None:
         lineas.append(f"  - Nivel del azar (la pérdida de un modelo que adivina): {curvas.origen_azar}.")
+    elif ev.get("azar_estimado"):
+        lineas.append(f"  - Nivel del azar, {ev['origen_azar']} (con --clases N lo fijas tú).")
     if diagnostico.mejor_paso is not None:
         lineas.append(f"  - Mejor {curvas.eje} (el de menor pérdida de validación): {diagnostico.mejor_paso}.")
     return [_contraer(linea) for linea in lineas]

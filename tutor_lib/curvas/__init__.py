@@ -24,8 +24,16 @@ El orden de las reglas importa y es el mismo que seguirías mirando la curva:
 4. ``sobreajuste``: la validación tocó un mínimo y luego subió mientras el
    entrenamiento seguía bajando (o la brecha es enorme y la validación no mejora).
 5. ``subajuste``: la pérdida casi no bajó, o sigue bajando en línea recta.
-6. ``sano`` si hay validación suficiente para descartar el sobreajuste;
-   si no, ``indeterminado`` (nunca adivina).
+6. ``sano`` si hay validación suficiente para descartar el sobreajuste **y** se cumplen todas sus
+   condiciones (ningún registro cien veces por encima del nivel final, la validación a menos de cien
+   veces el entrenamiento, la pérdida claramente por debajo del azar, la validación sin subir); si falta
+   validación, ``indeterminado`` (nunca adivina), y si alguna condición falla sin que se cumpla una regla
+   de problema, ``no_concluyente`` con la evidencia (issue 42).
+
+Antes de la 2 se buscan las explosiones sin suavizar (:mod:`tutor_lib.curvas.azar`: un registro cien
+veces lo más bajo de antes, o un arranque que ya explotó) y, si la corrida no trae ``config.json``, se
+estima el nivel del azar con la curva (donde empieza, o donde queda plana tras explotar); la explicación
+dice «estimado». Ninguna explicación calla un pico de cien veces el nivel final.
 
 Límite que conviene saber: «sano» quiere decir «las curvas no muestran ningún
 problema», no «el mejor modelo posible». Un modelo demasiado pequeño que se
@@ -55,9 +63,9 @@ from tutor_lib.curvas.reglas import _contraer  # noqa: F401 (lo usa tutor diagno
 from tutor_lib.curvas.formato import _fmt  # noqa: F401 (idem)
 from tutor_lib.curvas.lectura import _Contexto  # noqa: F401 (idem)
 from tutor_lib.curvas.umbrales import *  # noqa: F401,F403 (los umbrales, como antes: curvas.RUIDO_MAXIMO...)
-from tutor_lib.curvas.umbrales import CATEGORIAS
+from tutor_lib.curvas.umbrales import CATEGORIAS, VEREDICTOS
 
 __all__ = [
-    "CATEGORIAS", "COLORES", "REMEDIOS", "Curvas", "Diagnostico", "cargar_log_history", "curvas_desde_listas",
+    "CATEGORIAS", "VEREDICTOS", "COLORES", "REMEDIOS", "Curvas", "Diagnostico", "cargar_log_history", "curvas_desde_listas",
     "curvas_desde_log_history", "diagnosticar", "graficar", "leer_curvas", "nivel_de_azar",
 ]

@@ -41,6 +41,9 @@ class Curvas:
     azar: float | None = None
     #: De dónde sale ``azar``, en palabras («ln(10), 10 clases»).
     origen_azar: str = ""
+    #: El ``config.json`` dice que no hay nivel del azar (regresión, multi-etiqueta, token classification...):
+    #: entonces las reglas no lo estiman con la curva.
+    sin_azar: bool = False
     #: El archivo del que se leyeron (vacío si vinieron de la memoria), para nombrarlo en los mensajes.
     origen: str = ""
     #: Lo que la lectura tuvo que arreglar y conviene decir (pasos desordenados o repetidos, ``loss`` nulos...).
@@ -350,10 +353,22 @@ def nivel_de_azar(config: Any = None, num_clases: Any = None) -> tuple[float, st
     return None
 
 
+def _dice_que_no_hay_azar(config: Any) -> bool:
+    """El config.json dice que la pérdida no es la de elegir entre C clases (regresión, otra cabeza)."""
+    if not isinstance(config, dict):
+        return False
+    if config.get("problem_type") in {"regression", "multi_label_classification"}:
+        return True
+    lista = config.get("architectures")
+    nombres = " ".join(a for a in lista if isinstance(a, str)) if isinstance(lista, (list, tuple)) else ""
+    return bool(nombres) and not any(t in nombres for t in (
+        "ForSequenceClassification", "ForImageClassification", "ForAudioClassification", "CausalLM", "LMHead"))
+
+
 def _con_azar(curvas: "Curvas", config: Any = None, num_clases: Any = None) -> "Curvas":
     azar = nivel_de_azar(config, num_clases)
     if azar is None:
-        return curvas
+        return replace(curvas, sin_azar=True) if _dice_que_no_hay_azar(config) else curvas
     return replace(curvas, azar=azar[0], origen_azar=azar[1])
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 import numpy as np
@@ -41,75 +40,20 @@ from tutor_lib.curvas.umbrales import (
     FRACCION_AZAR_FINAL,
     COCIENTE_BRECHA_EXTREMA,
     EPOCAS_PARA_MEMORIZAR,
+    CAIDA_SIN_APRENDER,
+    RUIDO_SIN_APRENDER,
+    SOBRE_SU_MEJOR,
+    FACTOR_VALIDACION_SANA,
+    TENDENCIA_SOBRE_SALTOS,
+    BRECHA_PEQUENA,
+    CLASES_MAX_COLA,
 )
+from tutor_lib.curvas.azar import Explosion, buscar_explosion, clases_de, estimar_azar
+from tutor_lib.curvas.veredicto import REMEDIOS, _contraer, _resultado, _veces  # noqa: F401 (REMEDIOS, como antes)
 from tutor_lib.formato import entero
 
 
-# --------------------------------------------------------------------------- remedios
-
-REMEDIOS = {
-    "sano": [
-        "Guarda el modelo del mejor paso de validación y evalúalo en el conjunto de prueba.",
-        "Si la validación aún bajaba al final, puedes entrenar algunos pasos más.",
-        "Conserva esta configuración como referencia antes de probar cambios.",
-    ],
-    "sobreajuste": [
-        "Quédate con el checkpoint del mejor paso: load_best_model_at_end=True, "
-        "metric_for_best_model='eval_loss' y save_strategy igual a eval_strategy.",
-        "Para a tiempo con EarlyStoppingCallback(early_stopping_patience=2 o 3).",
-        "Entrena menos épocas o con una tasa de aprendizaje menor.",
-        "Regulariza: más weight_decay (0.01–0.1), dropout, o entrena menos parámetros (LoRA).",
-        "Consigue más datos o aumenta los que tienes, y revisa si hay etiquetas con ruido.",
-    ],
-    "subajuste": [
-        "Sube la tasa de aprendizaje (prueba ×3 y ×10) o revisa que el scheduler no la deje en casi cero.",
-        "Entrena más pasos o épocas: la pérdida todavía no se aplanó.",
-        "Usa un modelo con más capacidad o descongela más capas.",
-        "Baja el weight_decay si es grande, y comprueba que las etiquetas correspondan a las entradas.",
-    ],
-    "inestable": [
-        "Baja la tasa de aprendizaje (÷3 a ÷10).",
-        "Usa un warmup más largo (warmup_steps=0.05–0.1 del total) para no llegar de golpe al pico de lr.",
-        "Activa el recorte de gradiente: max_grad_norm=1.0.",
-        "Usa un lote más grande o gradient_accumulation_steps para reducir el ruido del gradiente.",
-        "En un bucle manual, comprueba que llamas a optimizer.zero_grad() en cada paso.",
-    ],
-    "divergencia": [
-        "Baja mucho la tasa de aprendizaje (÷10) y añade warmup.",
-        "Activa el recorte de gradiente: max_grad_norm=1.0.",
-        "En un bucle manual, comprueba que llamas a optimizer.zero_grad() en cada paso: "
-        "si falta, los gradientes se acumulan y la pérdida acaba subiendo.",
-        "Busca NaN o valores enormes en los datos de entrada y en las etiquetas.",
-        "Con fp16, prueba bf16 (si tu GPU lo soporta) o fp32.",
-    ],
-    "indeterminado": [
-        "Registra más puntos: baja logging_steps (por defecto es 500, demasiado para un conjunto pequeño).",
-        "Activa la evaluación: eval_strategy='steps' con eval_steps, o 'epoch'.",
-        "Entrena más pasos antes de sacar conclusiones.",
-    ],
-}
-
-
 # --------------------------------------------------------------------------- diagnóstico
-
-def _veces(cociente: float) -> str:
-    """Un cociente como lo lee una persona: «2.5», «38», «211 684» (miles como en course/GLOSARIO.md)."""
-    if not math.isfinite(cociente):
-        return "infinitas"
-    if cociente < 10:
-        return f"{cociente:.1f}"
-    return entero(round(cociente))
-
-
-def _contraer(texto: str) -> str:
-    """«de el paso» → «del paso», «a el paso» → «al paso»."""
-    return re.sub(r"\b([Dd]e|[Aa]) el\b", lambda m: m.group(1) + "l", texto)
-
-
-def _resultado(categoria, explicacion, evidencia, mejor_paso, remedios_extra=()):
-    remedios = list(remedios_extra) + list(REMEDIOS[categoria])
-    return Diagnostico(categoria, _contraer(explicacion), remedios, mejor_paso, evidencia)
-
 
 def diagnosticar(
     fuente: Any = None,
@@ -139,7 +83,51 @@ def diagnosticar(
 
 def _diagnosticar_curvas(c: Curvas) -> Diagnostico:
     with np.errstate(all="ignore"):
-        return _reglas(c)
+        return _nombrar_picos(_reglas(c), c)
+
+
+#: Un registro es un pico que la explicación debe nombrar si vale al menos esto por el nivel final de su curva...
+PICO_SOBRE_FINAL = 100.0
+#: ... y al menos esto por lo más bajo registrado antes (no es el arranque de una curva que baja).
+PICO_SOBRE_LO_ANTERIOR = 3.0
+
+
+def _pico_suelto(y: np.ndarray, final: float) -> int | None:
+    """El índice del registro más alto que vale ≥ 100 veces ``final`` y ≥ 3 veces lo más bajo antes; o ``None``."""
+    if len(y) < 2 or not final > 0:
+        return None
+    antes = np.minimum.accumulate(y)[:-1]
+    candidatos = np.flatnonzero((y[1:] >= PICO_SOBRE_FINAL * final) & (y[1:] >= PICO_SOBRE_LO_ANTERIOR * antes)) + 1
+    return int(candidatos[np.argmax(y[candidatos])]) if len(candidatos) else None
+
+
+def _nombrar_picos(d: Diagnostico, c: Curvas) -> Diagnostico:
+    """Ninguna explicación calla un registro ≥ 100 veces el nivel final que subió desde lo anterior.
+
+    Las reglas miran la curva suavizada; esto mira los registros uno por uno, en entrenamiento y validación,
+    y agrega una frase con el pico si la explicación no lo cita ya.
+    """
+    agregados = []
+    for nombre, pasos, serie in (("entrenamiento", c.pasos_entrenamiento, c.entrenamiento),
+                                 ("validación", c.pasos_validacion, c.validacion)):
+        x, y = np.asarray(pasos, dtype=float), np.asarray(serie, dtype=float)
+        finitos = np.isfinite(y)
+        x, y = x[finitos], y[finitos]
+        if len(y) < 3:
+            continue
+        final = float(np.median(y[-_puntos_extremos(len(y)):]))
+        if not final > 0:
+            continue
+        i = _pico_suelto(y, final)
+        if i is None or _fmt(float(y[i])) in d.explicacion:
+            continue
+        agregados.append(f"Ojo: la pérdida de {nombre} llegó a {_fmt(float(y[i]))} en {_Contexto(c).donde(x[i])}, "
+                         f"{_veces(float(y[i]) / final)} veces su nivel final ({_fmt(final)}).")
+    if not agregados:
+        return d
+    d.evidencia["picos_nombrados"] = len(agregados)
+    return Diagnostico(d.categoria, _contraer(d.explicacion + " " + " ".join(agregados)), d.remedios, d.mejor_paso,
+                       d.evidencia)
 
 
 def _reglas(c: Curvas) -> Diagnostico:
@@ -243,6 +231,16 @@ def _reglas(c: Curvas) -> Diagnostico:
     ini_n = min(float(y_n[0]), float(np.median(y_n[:k])))
     fin_n = float(np.median(y_n[-k:]))
     inicial, final = ini_n * escala, fin_n * escala
+    if ini_n <= 1e-12 and float(yf[0]) > 0:
+        # empezó positiva y subió más de un billón de veces: no hay nada que comparar, explotó
+        i_pico = int(np.argmax(yf))
+        evidencia["region_problema"] = [float(xf[0]), float(xf[-1])]
+        texto = (
+            f"La pérdida de entrenamiento empieza en {_fmt(float(yf[0]))} y sube hasta {_fmt(escala)} en "
+            f"{ctx.donde(xf[i_pico])}, {_veces(escala / float(yf[0]))} veces su primer registro: el "
+            "entrenamiento está divergiendo."
+        )
+        return _resultado("divergencia", texto, evidencia, mejor_paso)
     if ini_n <= 1e-12:
         texto = (
             f"La pérdida de entrenamiento empieza en {_fmt(inicial)} y luego sube hasta {_fmt(escala)}: "
@@ -290,6 +288,20 @@ def _reglas(c: Curvas) -> Diagnostico:
         ruido_relativo=ruido,
         pendiente_final_relativa=pendiente_relativa,
     )
+    # --- la explosión (sin suavizar: la mediana móvil borra un pico de un registro) y el nivel del azar
+    estallido = buscar_explosion(yf, k, final)
+    azar, origen_azar = c.azar, c.origen_azar
+    if azar is None and not c.sin_azar:
+        estimado = estimar_azar(yf, k, estallido)
+        if estimado is not None:
+            azar, origen_azar = estimado
+            evidencia["azar_estimado"] = True
+            evidencia["origen_azar"] = origen_azar
+    if estallido is not None:
+        evidencia["explosion"] = {
+            "tipo": estallido.tipo, "paso": _paso_entero(xf[estallido.indice_pico]), "pico": estallido.pico,
+            "veces": estallido.veces, "nivel_despues": estallido.nivel_cola, "quedo_plana": estallido.cola_plana,
+        }
     notas = ""
     if no_finitos.any():
         notas = (
@@ -298,16 +310,16 @@ def _reglas(c: Curvas) -> Diagnostico:
         )
 
     # --- 2. divergencia: explotó y quedó adivinando (solo si se conoce el nivel del azar)
-    if c.azar:
+    if azar:
         pico = float(np.max(yf))
         nivel = nivel_final_alto * escala
-        evidencia["nivel_azar"] = c.azar
-        if pico > EXPLOSION_SOBRE_AZAR * c.azar and nivel >= FRACCION_AZAR_FINAL * c.azar:
+        evidencia["nivel_azar"] = azar
+        if pico > EXPLOSION_SOBRE_AZAR * azar and nivel >= FRACCION_AZAR_FINAL * azar:
             i_pico = int(np.argmax(yf))
             evidencia["region_problema"] = [float(xf[i_pico]), float(xf[-1])]
             texto = (
                 f"La pérdida de entrenamiento explotó: llegó a {_fmt(pico)} en {ctx.donde(xf[i_pico])}, "
-                f"{_veces(pico / c.azar)} veces el nivel del azar ({c.origen_azar}), y desde ahí se quedó en "
+                f"{_veces(pico / azar)} veces el nivel del azar ({origen_azar}), y desde ahí se quedó en "
                 f"{_fmt(nivel)}, lo que pierde un modelo que adivina. La explosión borró lo aprendido y el "
                 "modelo ya no sale de ahí: aunque la curva «baje» desde el pico, no está aprendiendo."
             )
@@ -350,6 +362,48 @@ def _reglas(c: Curvas) -> Diagnostico:
             texto += f" Llegó a valer {_fmt(float(np.max(yf)))}."
         return _resultado("divergencia", texto + notas, evidencia, mejor_paso)
 
+    # --- 2c. explotó (un registro cien veces lo de antes, o un arranque ya explotado)
+    if estallido is not None:
+        return _tras_explosion(estallido, ctx, xf, yf, inicial, final, azar, origen_azar, evidencia, mejor_paso,
+                               notas)
+
+    # --- 2d. nunca aprendió y rebota por encima de su mejor nivel (la tasa es demasiado alta, no le falta tiempo)
+    sobre_mejor = (tercio_final - minimo_n) / minimo_n if minimo_n > 0 else 0.0
+    azar_rebote, origen_rebote = azar, origen_azar
+    if c.azar is None and not c.sin_azar:
+        # lo más bajo que llegó una corrida que nunca aprendió es el azar: ln(C) para algún C (mejor estimación
+        # que su arranque, que puede venir inflado por los primeros pasos)
+        clases = clases_de(minimo_n * escala, CLASES_MAX_COLA)
+        if clases is not None:
+            azar_rebote = math.log(clases)
+            origen_rebote = (f"estimado: ln({entero(clases)}) = {_fmt(azar_rebote)}, cerca de lo más bajo que llegó; "
+                             "la corrida no dice cuántas clases hay")
+    sobre_azar = azar_rebote is not None and minimo_n * escala >= 0.97 * azar_rebote and (
+        tercio_final * escala >= (1 + SOBRE_SU_MEJOR) * azar_rebote)
+    # con un ruido mayor que RUIDO_MAXIMO lo que se ve es inestabilidad (regla 3), no un rebote sobre el azar
+    primer_tercio = float(np.median(y_n[: max(2, n // 3)]))
+    nunca_bajo = min(tercio_final, minimo_n) >= (1 - CAIDA_SIN_APRENDER) * primer_tercio
+    # con el azar exacto (config.json) basta quedar siempre por encima de él; estimado, hace falta además ver
+    # el rebote: ruido moderado y una cola más alta que su mejor nivel por más que ese ruido
+    rebota = RUIDO_SIN_APRENDER < ruido <= RUIDO_MAXIMO and sobre_mejor > max(SOBRE_SU_MEJOR, ruido)
+    if nunca_bajo and sobre_azar and (rebota or (c.azar is not None and ruido <= RUIDO_MAXIMO)):
+        if azar_rebote != azar:
+            evidencia.update(nivel_azar=azar_rebote, azar_estimado=True, origen_azar=origen_rebote)
+        azar, origen_azar = azar_rebote, origen_rebote
+        evidencia["region_problema"] = [float(xf[0]), float(xf[-1])]
+        texto = (
+            f"La pérdida de entrenamiento nunca bajó de verdad: la mediana de su primer tercio es "
+            f"{_fmt(primer_tercio * escala)}, lo más bajo que llegó "
+            f"(suavizada) fue {_fmt(minimo_n * escala)} y desde {ctx.donde(float(xf[-max(2, n // 3)]))} su mediana es "
+            f"{_fmt(tercio_final * escala)}, un {_fmt_pct(sobre_mejor)} por encima de ese mínimo, con ruido "
+            f"(se aparta de su tendencia un {_fmt_pct(ruido)} de la inicial)."
+        )
+        texto += (f" El nivel del azar es {_fmt(azar)} ({origen_azar}): el modelo "
+                  + ("pierde más que uno que adivina." if tercio_final * escala > azar else "no pasa de adivinar."))
+        texto += (" Una tasa demasiado baja baja poco pero sin rebotar; esto es un optimizador que salta por "
+                  "encima del mínimo en cada paso: la tasa es demasiado alta, entrenar más no lo arregla.")
+        return _resultado("divergencia", texto + notas, evidencia, mejor_paso)
+
     # --- 3. inestable: ruido grande, picos que no son tendencia, o validación a saltos
     xvf, yvf = xv[finitos_v], yv[finitos_v]
     m = len(yvf)
@@ -375,7 +429,19 @@ def _reglas(c: Curvas) -> Diagnostico:
     pico_local = rebote <= REBOTE_MAXIMO and rebote_local > REBOTE_LOCAL_MAXIMO
     if pico_local:
         i_rebote = i_rebote_local
-    if ruido_cuenta or rebote > REBOTE_MAXIMO or pico_local or rugosidad_val > RUGOSIDAD_VALIDACION_MAXIMA:
+    validacion_a_saltos = rugosidad_val > RUGOSIDAD_VALIDACION_MAXIMA
+    if validacion_a_saltos and not (ruido_cuenta or rebote > REBOTE_MAXIMO or pico_local) and u and u["en_u"]:
+        # el entrenamiento es suave y la validación, aunque salte, sube mucho más de lo que salta: la tendencia
+        # (memorizar) es lo que hay que atender; con una validación pequeña cada evaluación es ruidosa
+        inicio_val = float(np.median(yvf[:2]))
+        tendencia = (u["val_final"] - u["val_min"]) / inicio_val if inicio_val > 0 else 0.0
+        evidencia["subida_validacion_sobre_saltos"] = tendencia / rugosidad_val
+        if tendencia > TENDENCIA_SOBRE_SALTOS * rugosidad_val:
+            validacion_a_saltos = False
+            notas += (f" La validación salta de una evaluación a otra (un {_fmt_pct(rugosidad_val)} de su valor "
+                      f"inicial de media), pero sube mucho más que eso: con pocos ejemplos de validación cada "
+                      "evaluación es ruidosa, y la tendencia es la de memorizar.")
+    if ruido_cuenta or rebote > REBOTE_MAXIMO or pico_local or validacion_a_saltos:
         if rebote > REBOTE_MAXIMO or pico_local:
             i0 = int(np.argmin(suave[: i_rebote + 1]))
             desde, hasta = float(xf[i0]), float(xf[i_rebote])
@@ -458,8 +524,11 @@ def _reglas(c: Curvas) -> Diagnostico:
                 else f"La pérdida de entrenamiento llegó a 0 mientras la de validación se quedó en {_fmt(val_final)}."
             )
             return _resultado("sobreajuste", texto + notas, evidencia, mejor_paso)
-        referencia = c.azar if c.azar else inicial
-        if val_final > COCIENTE_BRECHA_EXTREMA * final and val_final - final > BRECHA_MINIMA * referencia:
+        referencia = azar if azar else inicial
+        # dos órdenes de magnitud entre validación y entrenamiento no son ruido de evaluación, aunque la diferencia
+        # sea pequeña frente al azar (entrenamiento en 1e-4 y validación en 0.2 que nunca baja)
+        if (val_final > COCIENTE_BRECHA_EXTREMA * final and val_final - final > BRECHA_MINIMA * referencia) or (
+                val_final > FACTOR_VALIDACION_SANA * final and val_final - final > BRECHA_PEQUENA * referencia):
             evidencia["region_problema"] = [float(xvf[0]), float(max(xvf[-1], xf[-1]))]
             cociente = f"{_veces(val_final / final)} veces la de entrenamiento" if final > 0 else "con el entrenamiento en 0"
             texto = (
@@ -467,7 +536,7 @@ def _reglas(c: Curvas) -> Diagnostico:
                 f"su mínimo fue {_fmt(val_min)} en {ctx.donde(xvf[j_min])}. Una brecha así dice que el modelo "
                 "memoriza los datos de entrenamiento y no generaliza"
                 + (f" (la diferencia, {_fmt(val_final - final)}, es una parte grande del nivel del azar, "
-                   f"{c.origen_azar})" if c.azar else "")
+                   f"{origen_azar})" if azar else "")
                 + ", aunque la validación no haya subido."
             )
             return _resultado("sobreajuste", texto + notas, evidencia, mejor_paso)
@@ -494,15 +563,10 @@ def _reglas(c: Curvas) -> Diagnostico:
         )
         return _resultado("subajuste", texto + notas, evidencia, mejor_paso)
 
-    # --- 6. sano, si la validación alcanza para descartar el sobreajuste
+    # --- 6. sano, si la validación alcanza para descartar el sobreajuste y se cumplen TODAS sus condiciones
     if m >= MIN_EVALUACIONES:
-        texto = (
-            f"La pérdida de entrenamiento bajó de {_fmt(inicial)} a {_fmt(final)} "
-            f"({_fmt_pct(caida)} menos) sin picos ni subidas, y la de validación acompañó: su mínimo fue "
-            f"{_fmt(evidencia['validacion_minima'])} en {ctx.donde(xvf[int(np.argmin(yvf))])} y terminó en "
-            f"{_fmt(evidencia['validacion_final'])}."
-        )
-        return _resultado("sano", texto + notas, evidencia, mejor_paso)
+        return _sano_o_no_concluyente(ctx, xf, yf, xvf, yvf, inicial, final, caida, rebote, azar, origen_azar,
+                                      evidencia, mejor_paso, notas)
     texto = (
         f"La pérdida de entrenamiento bajó de {_fmt(inicial)} a {_fmt(final)} sin problemas visibles, pero "
         + (
@@ -514,6 +578,96 @@ def _reglas(c: Curvas) -> Diagnostico:
         "descartar el sobreajuste."
     )
     return _resultado("indeterminado", texto + notas, evidencia, mejor_paso)
+
+
+def _tras_explosion(e: Explosion, ctx, xf, yf, inicial, final, azar, origen_azar, evidencia, mejor_paso, notas):
+    """Explotó y no terminó peor que al empezar: ¿colapsó (divergencia) o se recuperó (inestable)?"""
+    paso_pico = float(xf[e.indice_pico])
+    evidencia["region_problema"] = [paso_pico, float(xf[-1])]
+    if e.tipo == "salto":
+        texto = (f"La pérdida de entrenamiento explotó en {ctx.donde(paso_pico)}: llegó a {_fmt(e.pico)}, "
+                 f"{_veces(e.veces)} veces lo más bajo que había registrado antes ({_fmt(e.antes)}).")
+    else:
+        texto = (f"La pérdida de entrenamiento ya había explotado en su primer tramo: llegó a {_fmt(e.pico)} en "
+                 f"{ctx.donde(paso_pico)}, más de lo que vale una entropía cruzada al empezar y "
+                 f"{_veces(e.veces)} veces su nivel final ({_fmt(final)}).")
+    primero = float(yf[0])
+    aprendio_antes = e.antes is not None and e.antes <= 0.5 * primero
+    if aprendio_antes:
+        colapso = e.nivel_cola >= math.sqrt(e.antes * primero)
+    elif azar is not None:
+        colapso = e.nivel_cola >= FRACCION_AZAR_FINAL * azar
+    else:
+        colapso = e.tipo == "salto" and e.nivel_cola >= FRACCION_AZAR_FINAL * primero
+    if e.cola_plana and colapso:
+        texto += f" Después quedó plana en {_fmt(e.nivel_cola)}"
+        if aprendio_antes:
+            texto += (f", más cerca de donde empezó ({_fmt(primero)}) que de lo que había aprendido "
+                      f"({_fmt(e.antes)}): lo aprendido se perdió.")
+        elif azar is not None:
+            texto += f", el nivel del azar ({origen_azar}): el modelo colapsó y ya no aprende."
+        else:
+            texto += f", donde empezó ({_fmt(primero)}): el modelo colapsó y ya no aprende."
+        return _resultado("divergencia", texto + notas, evidencia, mejor_paso)
+    if e.cola_plana and not aprendio_antes and azar is None and e.nivel_cola > 0.5 * primero:
+        texto += (f" Después quedó plana en {_fmt(e.nivel_cola)} y sin el nivel del azar no se puede saber si "
+                  "eso es haber aprendido algo o haber colapsado (pasa num_clases o guarda el config.json).")
+        return _resultado("no_concluyente", texto + notas, evidencia, mejor_paso)
+    texto += (f" Después se recuperó: terminó en {_fmt(final)}"
+              + (f", por debajo del nivel del azar ({origen_azar})" if azar is not None and final < azar else "")
+              + (", y seguía bajando." if not e.cola_plana else ".")
+              + " Un pico así deja el modelo en un lugar distinto del que tenía: guarda checkpoints y revisa "
+              "que el mejor sea de antes del pico.")
+    return _resultado("inestable", texto + notas, evidencia, mejor_paso)
+
+
+def _sano_o_no_concluyente(ctx, xf, yf, xvf, yvf, inicial, final, caida, rebote, azar, origen_azar, evidencia,
+                           mejor_paso, notas):
+    """«Sano» es un hallazgo: todas sus condiciones se cumplen. Si alguna no, ``no_concluyente`` con cuál."""
+    val_min, val_final = evidencia["validacion_minima"], evidencia["validacion_final"]
+    j_min = int(np.argmin(yvf))
+    i_max = int(np.argmax(yf))
+    for nombre, xs, ys, fin in (("entrenamiento", xf, yf, final), ("validación", xvf, yvf, val_final)):
+        i = _pico_suelto(ys, fin)
+        if i is not None:
+            # la mediana móvil lo borra, pero un registro cien veces por encima del final no es una corrida sana
+            evidencia["region_problema"] = [float(xs[i]), float(xs[min(i + 1, len(xs) - 1)])]
+            texto = (f"La pérdida de {nombre} llegó a {_fmt(float(ys[i]))} en {ctx.donde(float(xs[i]))}, "
+                     f"{_veces(float(ys[i]) / fin)} veces su nivel final ({_fmt(fin)}), y volvió a bajar: un pico "
+                     f"suelto, que la curva suavizada no muestra. De principio a fin el entrenamiento pasó de "
+                     f"{_fmt(inicial)} a {_fmt(final)}.")
+            return _resultado("inestable", texto + notas, evidencia, mejor_paso)
+    fallas = []
+    if final > 0 and val_final > FACTOR_VALIDACION_SANA * final:
+        fallas.append(f"la validación terminó en {_fmt(val_final)}, {_veces(val_final / final)} veces el "
+                      f"entrenamiento ({_fmt(final)}), aunque no subió")
+    if azar is not None and final > (1 - CAIDA_MINIMA) * azar:
+        fallas.append(f"el entrenamiento terminó en {_fmt(final)}, sin bajar claramente del nivel del azar "
+                      f"({origen_azar})")
+    recorrido = float(np.max(yvf)) - val_min
+    if val_min > 0 and val_final > (1 + SUBIDA_VALIDACION) * val_min and val_final - val_min > 0.25 * recorrido:
+        fallas.append(f"la validación subió de su mínimo, {_fmt(val_min)}, a {_fmt(val_final)}, sin que el "
+                      "entrenamiento bajara en ese tramo")
+    if fallas:
+        texto = (f"Ninguna regla de problema se cumple (la pérdida de entrenamiento bajó de {_fmt(inicial)} a "
+                 f"{_fmt(final)}), pero tampoco todas las condiciones de una corrida sana: " + "; ".join(fallas)
+                 + ". Las señales se contradicen: mira la gráfica antes de fiarte de esta corrida.")
+        evidencia["condiciones_sin_cumplir"] = len(fallas)
+        return _resultado("no_concluyente", texto + notas, evidencia, mejor_paso)
+    if i_max == 0:
+        alto = f"su registro más alto fue el primero ({_fmt(float(yf[0]))})"
+    else:
+        alto = (f"su registro más alto fue {_fmt(float(yf[i_max]))} en {ctx.donde(float(xf[i_max]))} y la curva "
+                f"suavizada nunca volvió a subir más de un {_fmt_pct(rebote)} de la inicial")
+    cociente = f", {_veces(val_final / final)} veces el entrenamiento final" if final > 0 else ""
+    texto = (
+        f"La pérdida de entrenamiento bajó de {_fmt(inicial)} a {_fmt(final)} ({_fmt_pct(caida)} menos); {alto}. "
+        f"La de validación tuvo su mínimo, {_fmt(val_min)}, en {ctx.donde(float(xvf[j_min]))} y terminó en "
+        f"{_fmt(val_final)}{cociente}, a no más de un {_fmt_pct(max(0.0, val_final / val_min - 1))} de ese mínimo."
+    )
+    if azar is not None:
+        texto += f" Su nivel final es un {_fmt_pct(final / azar)} del nivel del azar ({origen_azar})."
+    return _resultado("sano", texto + notas, evidencia, mejor_paso)
 
 
 def _validacion_en_u(xf, suave_abs, final, xvf, yvf) -> dict:

@@ -7,6 +7,10 @@ corpus independiente (``tutor_lib/datos/curvas_independientes/``). Se usa en les
 from __future__ import annotations
 
 CATEGORIAS = ("sano", "sobreajuste", "subajuste", "inestable", "divergencia", "indeterminado")
+#: Lo que puede responder el diagnóstico: las seis categorías y ``no_concluyente``, cuando ninguna regla de
+#: problema se cumple pero tampoco todas las condiciones de una corrida sana (las señales se contradicen).
+#: ``no_concluyente`` no es una causa: ninguna corrida de los corpus lleva esa etiqueta.
+VEREDICTOS = CATEGORIAS + ("no_concluyente",)
 
 # --------------------------------------------------------------------------- umbrales
 #: Menos puntos de entrenamiento que esto (finitos) no permiten juzgar una forma.
@@ -106,3 +110,45 @@ COCIENTE_BRECHA_EXTREMA = 10.0
 #: Un entrenamiento ruidoso con la validación suave en forma de U es sobreajuste (y no inestabilidad)
 #: solo si ya pasó al menos estas veces por los datos: para memorizar hay que repetir ejemplos.
 EPOCAS_PARA_MEMORIZAR = 2.0
+
+# --------------------------------------------------------------------------- explosiones y azar estimado (issue 42)
+#: Ninguna entropía cruzada bien inicializada empieza por encima de ln(1 000 000) ≈ 13.8 (un vocabulario de
+#: 256 000 piezas da 12.5): una pérdida registrada más alta es de un modelo que ya explotó (o de una MSE).
+LN_MAX_OPCIONES = 13.815510557964274
+#: Explosión por salto: un registro vale al menos este factor por lo más bajo registrado antes. Para no
+#: confundir con una explosión el ruido de una pérdida cercana a 0, «lo más bajo antes» nunca cuenta como
+#: menos de ``PISO_SALTO`` del primer registro. Los picos que se recuperan de los corpus llegan a 21 veces.
+FACTOR_EXPLOSION = 100.0
+PISO_SALTO = 0.1
+#: Explosión en el arranque: el primer tramo registrado supera ``LN_MAX_OPCIONES`` y el nivel final es al
+#: menos este factor más bajo (la media de los primeros pasos ya incluía la explosión).
+FACTOR_ARRANQUE_EXPLOTADO = 10.0
+#: Tras la explosión la pérdida «quedó plana» si la mediana de la segunda mitad de lo que sigue al pico es
+#: al menos esta fracción de la mediana de la primera mitad: no siguió aprendiendo.
+COLA_PLANA = 0.9
+#: Clases plausibles al reconocer el nivel del azar en la cola de una corrida que explotó (sin config.json):
+#: la cola plana en ln(2) … ln(100), con este margen relativo.
+CLASES_MAX_COLA = 100
+MARGEN_AZAR = 0.05
+#: Por encima del azar: una corrida que nunca bajó (su último tercio no está más de ``CAIDA_SIN_APRENDER`` por
+#: debajo del primero: el primer registro puede venir inflado),
+#: con ruido moderado (más que ``RUIDO_SIN_APRENDER`` de la inicial; más que ``RUIDO_MAXIMO`` ya es
+#: inestabilidad) y que terminó más de ``SOBRE_SU_MEJOR`` por
+#: encima de su mejor nivel: el optimizador rebota por encima del azar (tasa demasiado alta), no le falta
+#: entrenamiento. Con la tasa demasiado baja la pérdida baja, muy poco pero sin rebotar: ruido ≤ 0.008.
+CAIDA_SIN_APRENDER = 0.1
+RUIDO_SIN_APRENDER = 0.008
+SOBRE_SU_MEJOR = 0.02
+#: Sana, como hallazgo positivo: la validación final no supera ``FACTOR_VALIDACION_SANA`` veces el
+#: entrenamiento final (dos órdenes de magnitud) ni ``COCIENTE_BRECHA_EXTREMA`` veces con una diferencia grande
+#: frente a la escala (``BRECHA_MINIMA``), y la
+#: pérdida terminó por debajo de ``1 - CAIDA_MINIMA`` del nivel del azar, si se conoce o se estima.
+FACTOR_VALIDACION_SANA = 100.0
+#: Sobreajuste por brecha de dos órdenes de magnitud (``FACTOR_VALIDACION_SANA``): basta que la diferencia
+#: supere esta fracción de la escala (el azar, o la pérdida inicial). En los dos corpus las corridas sanas
+#: terminan con la validación a menos de 54 veces el entrenamiento y las que sobreajustan, a más de 120.
+BRECHA_PEQUENA = 0.05
+#: Sobreajuste con una validación ruidosa: si el entrenamiento es suave y la validación tiene forma de U, lo que
+#: subió desde su mínimo (relativo a su valor inicial) supera este múltiplo de su rugosidad: la tendencia manda
+#: sobre los saltos (una validación de 30 ejemplos salta, y aun así sube de 0.69 a 1.5).
+TENDENCIA_SOBRE_SALTOS = 3.0
