@@ -4,9 +4,14 @@
   ``tutor_lib.curvas``; su partición ``"reserva"`` no se usó para fijarlos, pero sale del mismo generador.
 * ``tutor_lib/datos/curvas_independientes/`` (``scripts/generar_curvas_independientes.py``, issue 14):
   otros modelos (MLP, CNN, GRU, MiniLM, Llama diminuto, regresión lineal), otros bucles, SGD y AdamW,
-  registros cada 1 a 100 pasos. Su partición ``"validacion"`` no se miró al corregir las reglas.
+  registros cada 1 a 100 pasos; desde el issue 42, también explosiones con Adam y SGD, BatchNorm roto por una
+  explosión, SGD por encima del azar, validación de otra distribución y sobreajustes largos con validación
+  pequeña. Su partición ``"validacion"`` no se miró al corregir las reglas.
 
-``python -m benchmarks.b_curvas`` imprime además las dos matrices de confusión.
+El corpus independiente se mide dos veces: con el ``config.json`` de cada corrida (el nivel del azar exacto) y
+**sin** él, solo con ``log_history`` (como un ``trainer_state.json`` suelto: el azar se estima con la curva).
+
+``python -m benchmarks.b_curvas`` imprime además las matrices de confusión.
 """
 
 from __future__ import annotations
@@ -32,21 +37,25 @@ def corpus_independiente() -> list[dict]:
     return list(recursos.cargar_corridas_reales().values())
 
 
-def confusion(documentos: list[dict]) -> Counter:
-    """Cuántas curvas de cada categoría real recibieron cada veredicto: ``{(real, dicho): n}``."""
+def confusion(documentos: list[dict], sin_config: bool = False) -> Counter:
+    """Cuántas curvas de cada categoría real recibieron cada veredicto: ``{(real, dicho): n}``.
+
+    Con ``sin_config`` se diagnostica solo ``log_history``, como un ``trainer_state.json`` sin ``config.json``.
+    """
     from tutor_lib.curvas import diagnosticar
 
-    return Counter((d["categoria"], diagnosticar(d).categoria) for d in documentos)
+    return Counter((d["categoria"], diagnosticar(d["log_history"] if sin_config else d).categoria)
+                   for d in documentos)
 
 
 def tabla_de_confusion(matriz: Counter) -> str:
-    """La matriz en texto: filas = categoría real, columnas = veredicto."""
-    from tutor_lib.curvas import CATEGORIAS
+    """La matriz en texto: filas = categoría real, columnas = veredicto (también ``no_concluyente``)."""
+    from tutor_lib.curvas import CATEGORIAS, VEREDICTOS
 
-    cortas = {c: c[:6] for c in CATEGORIAS}
-    lineas = ["real \\ dicho   " + " ".join(f"{cortas[c]:>6}" for c in CATEGORIAS) + "  aciertos"]
+    cortas = {c: c[:6] for c in VEREDICTOS}
+    lineas = ["real \\ dicho   " + " ".join(f"{cortas[c]:>6}" for c in VEREDICTOS) + "  aciertos"]
     for real in CATEGORIAS:
-        fila = [matriz[(real, dicho)] for dicho in CATEGORIAS]
+        fila = [matriz[(real, dicho)] for dicho in VEREDICTOS]
         total = sum(fila)
         if not total:
             continue
@@ -84,9 +93,16 @@ def medir() -> list[tuple[str, str, str]]:
         "el corpus independiente (validación)", matriz,
         f"{len(validacion)} de {len(independientes)} curvas de otros modelos y bucles, no miradas al ajustar",
     )
-    sanas_falsas = sum(matriz[(real, "sano")] for real in ("divergencia", "sobreajuste"))
-    filas.append(("curvas: divergencias o sobreajustes llamados «sano» (independiente)", str(sanas_falsas),
-                  "la meta del issue 14 es 0"))
+    sin_config = confusion(validacion, sin_config=True)
+    filas += _filas_de_exactitud(
+        "el corpus independiente (validación, sin config.json)", sin_config,
+        "solo log_history, como un trainer_state.json suelto: el nivel del azar se estima con la curva",
+    )
+    for etiqueta, m in (("con config.json", confusion(independientes)),
+                        ("sin config.json", confusion(independientes, sin_config=True))):
+        sanas_falsas = sum(m[(real, "sano")] for real in ("divergencia", "sobreajuste"))
+        filas.append((f"curvas: divergencias o sobreajustes llamados «sano» (independiente, {etiqueta})",
+                      str(sanas_falsas), "las dos particiones; la meta de los issues 14 y 42 es 0"))
 
     repeticiones = 3
     inicio = time.perf_counter()
@@ -120,3 +136,5 @@ if __name__ == "__main__":
                                ("corpus independiente, partición desarrollo",
                                 [d for d in independientes if d["particion"] == "desarrollo"])):
         print(f"\n{nombre} ({len(documentos)} curvas)\n" + tabla_de_confusion(confusion(documentos)))
+        if nombre.startswith("corpus independiente"):
+            print(f"\n{nombre}, sin config.json\n" + tabla_de_confusion(confusion(documentos, sin_config=True)))

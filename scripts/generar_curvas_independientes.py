@@ -51,7 +51,18 @@ fallos se miraron (tres eran diseños que no provocaban lo que decían: i04 e i5
 sobreajustaban un 11–12 % tras 20 épocas, e i33, una lr alta en MiniLM que solo lo dejaba en el azar, y
 se rehicieron), así que toda la primera tanda pasó a desarrollo. La segunda tanda (``v01`` …,
 ``"validacion"``) repite cada diseño con la semilla + 1000; se generó después de esos cambios y su cifra,
-medida una vez al final, es la que publica ``python -m benchmarks curvas``.
+medida una vez al final, era la que publicaba ``python -m benchmarks curvas``.
+
+**Issue 42: una tercera tanda.** Con 55 corridas sin ``config.json`` que el proyecto no había visto, cinco
+divergencias salían «sanas»; aquí pasaba lo mismo al quitar el ``config.json`` (i59 y v35). Se agregaron
+doce diseños con las formas del issue (i63 … i74: explosiones con Adam y con SGD a varias tasas, BatchNorm
+roto por la explosión, SGD sin momento por encima del azar, validación de otra distribución, sobreajustes
+largos con validación pequeña) y las reglas se corrigieron con la primera tanda. La segunda tanda se midió
+entonces (69 de 74 con config, 67 de 74 sin él, y un sobreajuste, v73, llamado «sano»), se miraron sus
+fallos y se corrigieron las reglas otra vez: dejó de ser de validación. La tercera tanda (``w01`` …,
+semilla + 2000, todos los diseños menos los cinco de MiniLM, que tardan veinte minutos) se generó después de
+esos cambios y se midió una vez: es la cifra que publica ``python -m benchmarks curvas`` y que exige
+``tests/test_curvas_independientes.py``.
 
 Uso (sin red; unos 25 minutos en 2 núcleos, casi todo en MiniLM)::
 
@@ -220,6 +231,35 @@ CORRIDAS = [
                                   lote=16)),
     ("i62", "indeterminado", dict(semilla=63, datos="diabetes", modelo="lineal", optim="sgd", lr=0.05, pasos=500,
                                   registro=10, evaluar_cada=0)),
+    # ------------------------------------------------------------ formas del issue 42 (tercera vuelta)
+    # explosiones con Adam y con SGD a varias tasas: el primer registro ya es la media de pasos que explotaron
+    ("i63", "divergencia", dict(semilla=64, modelo="mlp", lr=1.0, pasos=800, registro=10, evaluar_cada=50)),
+    ("i64", "divergencia", dict(semilla=65, modelo="gru", lr=3.0, pasos=600, registro=10, evaluar_cada=60)),
+    ("i65", "divergencia", dict(semilla=66, modelo="mlp", optim="sgd", lr=2.0, momento=0.9, pasos=600, registro=5,
+                                evaluar_cada=50)),
+    ("i66", "divergencia", dict(semilla=67, modelo="cnn", optim="sgd", lr=10.0, pasos=500, registro=10,
+                                evaluar_cada=50)),
+    # con BatchNorm la explosión deja las estadísticas de evaluación rotas: la validación queda muy por
+    # encima del entrenamiento, que vuelve al nivel del azar
+    ("i67", "divergencia", dict(semilla=68, modelo="cnn_bn", lr=3.0, pasos=600, registro=10, evaluar_cada=50)),
+    ("i68", "divergencia", dict(semilla=69, modelo="cnn_bn", optim="sgd", lr=3.0, momento=0.9, pasos=600,
+                                registro=10, evaluar_cada=50)),
+    # SGD sin momento con una tasa demasiado alta: la pérdida queda plana, con ruido, algo por encima del azar
+    ("i69", "divergencia", dict(semilla=70, modelo="cnn", optim="sgd", lr=4.0, pasos=1400, registro=10,
+                                evaluar_cada=100)),
+    ("i70", "divergencia", dict(semilla=71, modelo="mlp", optim="sgd", lr=8.0, pasos=1400, registro=20,
+                                evaluar_cada=0)),
+    # validación de otra distribución (dígitos corridos dos píxeles): la brecha es enorme y la validación
+    # no mejora; es la definición escrita de sobreajuste por brecha (el modelo no generaliza fuera de lo visto)
+    ("i71", "sobreajuste", dict(semilla=72, modelo="mlp", pasos=800, registro=10, evaluar_cada=50,
+                                validacion_desplazada=2)),
+    ("i72", "sobreajuste", dict(semilla=73, modelo="mlp", optim="sgd", lr=0.05, momento=0.9, pasos=1000,
+                                registro=10, evaluar_cada=50, validacion_desplazada=3)),
+    # sobreajuste largo con una validación pequeña (30 a 40 ejemplos): sube con altibajos
+    ("i73", "sobreajuste", dict(semilla=74, modelo="mlp", n_entrenamiento=100, pasos=3000, registro=20,
+                                evaluar_cada=100, lote=16, n_validacion=40)),
+    ("i74", "sobreajuste", dict(semilla=75, modelo="cnn", n_entrenamiento=80, ruido_etiquetas=0.2, pasos=2500,
+                                registro=10, evaluar_cada=50, lote=16, n_validacion=30)),
 ]
 
 MIN_EVALUACIONES = 3  # las de tutor_lib/curvas.py, copiadas para no importar lo que se mide
@@ -242,8 +282,13 @@ def categoria_por_causa(causa: str, ajustes: dict) -> str:
 
 # --------------------------------------------------------------------------- datos
 
-def _datos(nombre: str, n_entrenamiento: int, ruido: float, semilla: int):
-    """(entrenamiento, validación, num_clases): tensores de entrada y etiqueta; num_clases None en regresión."""
+def _datos(nombre: str, n_entrenamiento: int, ruido: float, semilla: int, desplazar: int = 0,
+           n_validacion: int | None = None):
+    """(entrenamiento, validación, num_clases): tensores de entrada y etiqueta; num_clases None en regresión.
+
+    ``desplazar`` corre las imágenes de validación esos píxeles a la derecha (otra distribución) y
+    ``n_validacion`` se queda con los primeros ejemplos de validación (una validación pequeña y ruidosa).
+    """
     import numpy as np
     import torch
     from sklearn.datasets import load_diabetes, load_digits
@@ -267,9 +312,14 @@ def _datos(nombre: str, n_entrenamiento: int, ruido: float, semilla: int):
     if ruido:
         cambiar = rng.random(len(ent_y)) < ruido
         ent_y[cambiar] = rng.integers(0, clases, cambiar.sum())
+    val_x, val_y = x[1200:][:n_validacion], y[1200:][:n_validacion]
+    if desplazar:
+        val_x = np.roll(val_x.reshape(-1, 8, 8), desplazar, axis=2)
+        val_x[:, :, :desplazar] = 0.0
+        val_x = val_x.reshape(-1, 64)
     a_t = lambda v, t: torch.tensor(v, dtype=t)  # noqa: E731
-    return ((a_t(ent_x, torch.float32), a_t(ent_y, torch.long)), (a_t(x[1200:], torch.float32),
-            a_t(y[1200:], torch.long)), clases)
+    return ((a_t(ent_x, torch.float32), a_t(ent_y, torch.long)), (a_t(val_x, torch.float32),
+            a_t(val_y, torch.long)), clases)
 
 
 def _modelo(nombre: str, clases: int | None):
@@ -284,6 +334,12 @@ def _modelo(nombre: str, clases: int | None):
         return nn.Sequential(
             nn.Unflatten(1, (1, 8, 8)), nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.Conv2d(16, 32, 3, padding=1),
             nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(32 * 16, 64), nn.ReLU(), nn.Linear(64, salida),
+        )
+    if nombre == "cnn_bn":
+        return nn.Sequential(
+            nn.Unflatten(1, (1, 8, 8)), nn.Conv2d(1, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
+            nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+            nn.Linear(32 * 16, 64), nn.ReLU(), nn.Linear(64, salida),
         )
     if nombre == "gru":
         class Recurrente(nn.Module):
@@ -322,7 +378,8 @@ def _bucle(a: dict) -> tuple[list[dict], dict]:
     from torch import nn
 
     torch.manual_seed(a["semilla"])
-    (xe, ye), (xv, yv), clases = _datos(a["datos"], a["n_entrenamiento"], a["ruido_etiquetas"], a["semilla"])
+    (xe, ye), (xv, yv), clases = _datos(a["datos"], a["n_entrenamiento"], a["ruido_etiquetas"], a["semilla"],
+                                        a.get("validacion_desplazada", 0), a.get("n_validacion"))
     red = _modelo(a["modelo"], clases)
     perdida_fn = nn.CrossEntropyLoss() if clases else nn.MSELoss()
     ajustar = (lambda s: s) if clases else (lambda s: s.squeeze(-1))
@@ -437,15 +494,24 @@ def _con_trainer(a: dict) -> tuple[list[dict], dict]:
     return limpia, config
 
 
-#: La segunda tanda repite cada diseño con otra semilla (la de la primera + 1000) y otro nombre (v01 …).
+#: La segunda tanda repite cada diseño con otra semilla (la de la primera + 1000) y otro nombre (v01 …); la
+#: tercera (issue 42), con la semilla + 2000 (w01 …), todos los diseños menos los de MiniLM.
 DESPLAZAMIENTO_SEMILLA = 1000
+DESPLAZAMIENTO_TERCERA = 2000
+
+
+def particion_de(nombre: str) -> str:
+    """``"validacion"`` para la tercera tanda (w01 …); las dos primeras son ``"desarrollo"`` desde el issue 42."""
+    return "validacion" if nombre.startswith("w") else "desarrollo"
 
 
 def tandas() -> list[tuple[str, str, dict]]:
-    """Las 124 corridas: la primera tanda (i01 …, desarrollo) y la segunda (v01 …, validación)."""
+    """Las corridas: primera tanda (i01 …), segunda (v01 …), las dos de desarrollo, y tercera (w01 …, validación)."""
     segunda = [("v" + nombre[1:], causa, {**ajustes, "semilla": ajustes["semilla"] + DESPLAZAMIENTO_SEMILLA})
                for nombre, causa, ajustes in CORRIDAS]
-    return list(CORRIDAS) + segunda
+    tercera = [("w" + nombre[1:], causa, {**ajustes, "semilla": ajustes["semilla"] + DESPLAZAMIENTO_TERCERA})
+               for nombre, causa, ajustes in CORRIDAS if ajustes.get("modelo") != "minilm"]
+    return list(CORRIDAS) + segunda + tercera
 
 
 def generar(nombre: str, causa: str, ajustes: dict) -> dict:
@@ -455,7 +521,7 @@ def generar(nombre: str, causa: str, ajustes: dict) -> dict:
         "nombre": nombre,
         "categoria": categoria_por_causa(causa, ajustes),
         "causa": causa,
-        "particion": "desarrollo" if nombre.startswith("i") else "validacion",
+        "particion": particion_de(nombre),
         "config": config,
         "corrida": {k: v for k, v in a.items() if k != "nota"},
         "nota": a["nota"],

@@ -300,12 +300,12 @@ def cargar_resenas_nuevas():
 
 
 def cargar_corridas_reales() -> dict[str, dict]:
-    """El corpus independiente de curvas de entrenamiento reales, por nombre (``"i01"`` … ``"v62"``).
+    """El corpus independiente de curvas de entrenamiento reales, por nombre (``"i01"`` … ``"w74"``).
 
     Cada corrida es un dict con ``log_history`` (como el ``trainer_state.json`` del Trainer), ``config``
     (``num_labels`` o ``vocab_size``, para el nivel del azar), la ``categoria`` que le corresponde por
-    cómo se provocó, su ``causa``, la ``particion`` (``"desarrollo"``, la primera tanda, i01 …; o
-    ``"validacion"``, la segunda, v01 …, que no se miró al corregir las reglas) y la
+    cómo se provocó, su ``causa``, la ``particion`` (``"desarrollo"``, las dos primeras tandas, i01 … y
+    v01 …; o ``"validacion"``, la tercera, w01 …, que no se miró al corregir las reglas) y la
     ``corrida`` (modelo, datos, optimizador, lr, pasos, cada cuánto registra y evalúa). Las generó
     ``scripts/generar_curvas_independientes.py`` con modelos y bucles distintos de los que sirvieron para
     ajustar ``tutor_lib.curvas``. Se usa en lessons/09_curvas_de_entrenamiento y en
