@@ -142,9 +142,19 @@ def test_cuaderno_muestra_los_cinco_veredictos_y_el_cli():
 
     validacion = {n: c for n, c in recursos.cargar_corridas_reales().items() if c["particion"] == "validacion"}
     for categoria in CATEGORIAS:
-        assert re.search(rf"^v\d\d\s+\S+.*\s{categoria}\s+\w+ [✔✘]$", texto, re.MULTILINE), categoria
+        assert re.search(rf"^w\d\d\s+\S+.*\s{categoria}\s+\w+ [✔✘]$", texto, re.MULTILINE), categoria
     assert "image/png" in _salidas_de_la_celda_con(nb, "diagnosticos_reales[categoria]\n    curvas.graficar")
     aciertos, total = (int(x) for x in re.search(r"^Aciertos: (\d+) de (\d+) \(", texto, re.MULTILINE).groups())
     assert total == len(validacion) and aciertos >= 0.9 * total
     assert "ln(10) = 2.3, 10 clases" in texto and "vocabulario de 2048 piezas" in texto
-    assert "La misma corrida sin config.json (solo el log_history):" in texto
+    assert "La misma corrida sin config.json (solo el log_history): divergencia" in texto
+    # issue 42: las cuatro formas que engañan, sin config.json, con su gráfica; ninguna se llama «sana»
+    formas = re.findall(r"^(.+) \((w\d\d)\): provocada como (\w+), diagnóstico (\w+) ([✔✘])$", texto, re.MULTILINE)
+    assert [f[0] for f in formas] == ["explota y queda en el azar", "validación muy por encima",
+                                      "sobreajuste con validación ruidosa", "SGD por encima del azar"], formas
+    for forma, nombre, provocada, dicho, marca in formas:
+        assert validacion[nombre]["categoria"] == provocada and provocada in {"divergencia", "sobreajuste"}
+        assert dicho != "sano" and (marca == "✔") == (dicho == provocada), (forma, dicho)
+    assert "image/png" in _salidas_de_la_celda_con(nb, "FORMAS_QUE_ENGANAN = {")
+    bloque_formas = texto[texto.index("explota y queda en el azar ("):]
+    assert "estimado" in bloque_formas[:bloque_formas.index("validación muy por encima (")]
