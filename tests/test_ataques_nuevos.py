@@ -35,9 +35,9 @@ calificar. Los tipos:
   markdown y una celda de código enorme hacen que generar la retroalimentación
   tarde más de lo que quien califica le da a cada estudiante.
 
-Algunas de estas pruebas fallan con el código de hoy: cada una lo dice en un
-comentario «ATAQUE QUE HOY FUNCIONA», con lo que hay que arreglar. No se marcan
-con ``xfail`` ni ``skip``: deben fallar hasta que se arregle el calificador.
+Seis de estos ataques funcionaban cuando se escribieron (6 de diciembre de 2026): cada prueba lo
+dice en un comentario «ANTES FUNCIONABA», con lo que lo ataja ahora. Nunca se marcaron con ``xfail``
+ni ``skip``: fallaron hasta que se arregló el calificador.
 """
 
 from __future__ import annotations
@@ -833,13 +833,10 @@ def test_nada_fuera_de_las_carpetas_del_estudiante_cambia(clase):
 # --- cada tipo de ataque --------------------------------------------------------------------
 
 def test_llavero_de_sesion(clase):
-    # ATAQUE QUE HOY FUNCIONA. El kernel hereda el llavero de sesión del núcleo de quien califica (a través
-    # del servidor de precarga y de tutor_lib.calificacion.kernel.aislamiento: ni un espacio de usuario nuevo ni
-    # bajar a otro uid lo cambian), y como lo «posee» puede leer sus llaves (aquí, el secreto del instructor),
-    # dejarle llaves que siguen ahí después de calificar y pasarle datos a otro estudiante que se califica a la
-    # vez. Arreglo: en tutor_lib.calificacion.kernel.aislamiento, antes del kernel,
-    # keyctl(KEYCTL_JOIN_SESSION_KEYRING, NULL) (un llavero de sesión nuevo y vacío) y, mejor aún, un filtro
-    # seccomp que niegue add_key, request_key y keyctl.
+    # ANTES FUNCIONABA. El kernel heredaba el llavero de sesión del núcleo de quien califica (ni un espacio de
+    # usuario nuevo ni bajar a otro uid lo cambian): leía sus llaves (aquí, el secreto del instructor), le dejaba
+    # llaves y le pasaba datos a otro estudiante calificado a la vez. Lo ataja: aislamiento llama
+    # keyctl(KEYCTL_JOIN_SESSION_KEYRING, NULL) antes del kernel (un llavero de sesión nuevo y vacío).
     if not clase["con_llavero"]:
         pytest.skip("este núcleo no deja crear llaveros (seccomp o sin keyctl): el ataque no tiene por dónde entrar")
     problemas = _fugas(clase, "llavero")
@@ -882,39 +879,32 @@ def test_ningun_proceso_sobrevive(clase):
 
 
 def test_acaparar_la_cpu(clase):
-    # ATAQUE QUE HOY FUNCIONA. No hay tope de CPU por kernel: el cgroup propio (si lo hay) solo acota memoria
-    # y procesos (y sin controladores v2 ni eso: queda RLIMIT_NPROC), y RLIMIT_CPU es por proceso. Con 255
-    # procesos girando hasta el tiempo total (600 s), una entrega deja sin CPU a las que se califican a la vez,
-    # que pueden terminar en «tiempo agotado» con 0 puntos. Arreglo: en tutor_lib.calificacion.kernel.aislamiento,
-    # cpu.max (cgroup v2) o cpu.cfs_quota_us (cgroup v1) de un núcleo en el cgroup propio del kernel, y el informe de
-    # aislamiento diciendo si lo logró.
+    # ANTES FUNCIONABA. No había tope de CPU por kernel (RLIMIT_CPU es por proceso): 255 procesos girando
+    # dejaban sin CPU a las entregas calificadas a la vez, que podían terminar en «tiempo agotado» con 0. Lo
+    # ataja: grupos_de_control da a cada kernel un cgroup con cpu.max (v2) o cpu.cfs_quota_us (v1).
     fugas = _fugas(clase, "acaparar")
     assert not fugas, fugas
 
 
 def test_la_clase_termina_aunque_una_entrega_anide_carpetas(clase):
-    # ATAQUE QUE HOY FUNCIONA. Un árbol de 3000 carpetas en la carpeta de trabajo hace que
-    # CursoTemporal.cerrar() (shutil.rmtree, recursivo en Python 3.11, con ignore_errors, que no cubre
-    # RecursionError) lance RecursionError: calificar_clase se cae con una traza después de calificar a todos y
-    # no escribe calificaciones.csv ni calificaciones.json, y la carpeta temporal (con la libreta y la fuente con
-    # las pruebas ocultas) queda en el disco. El mismo árbol en la carpeta de sockets (/tmp/tutor-s-*) queda para
-    # siempre (reparto.cerrar_corrida se traga el error). Arreglo: borrar sin recursión (rm -rf, o un recorrido
-    # con pila propia y descriptores) o montar la carpeta de trabajo y la de sockets como tmpfs del kernel.
+    # ANTES FUNCIONABA. Un árbol de 3000 carpetas hacía que shutil.rmtree (recursivo en Python 3.11) lanzara
+    # RecursionError al cerrar: la clase se caía después de calificar a todos, sin calificaciones.csv, y la
+    # carpeta temporal (con la libreta y las pruebas ocultas) quedaba en el disco. Lo ataja: la carpeta de
+    # trabajo del kernel es un tmpfs suyo, y lo que queda se borra sin recursión (archivos.borrar_arbol).
     assert clase["excepcion"] is None, "calificar_clase se cayó:\n" + clase["excepcion"][-600:]
     assert (clase["salida"] / "calificaciones.csv").is_file(), "faltan las notas de la clase"
 
 
 def test_no_quedan_restos_de_la_calificacion(clase):
-    # ATAQUE QUE HOY FUNCIONA (el mismo de arriba): ver test_la_clase_termina_aunque_una_entrega_anide_carpetas.
+    # ANTES FUNCIONABA (el mismo de arriba): ver test_la_clase_termina_aunque_una_entrega_anide_carpetas.
     restos = [f"en TMPDIR: {r}" for r in clase["restos_tmp"]] + [f"sockets en /tmp: {r}" for r in clase["restos_sockets"]]
     assert not restos, f"quedaron carpetas de la calificación: {restos}"
 
 
 def test_el_disco_de_quien_califica_tiene_tope(clase):
-    # ATAQUE QUE HOY FUNCIONA. La carpeta de trabajo del kernel está en el disco de quien califica y no tiene
-    # tope total (archivo_mb es por archivo; /tmp sí tiene tope, tmp_mb): una entrega reserva gigas (aquí 1000
-    # MiB con fallocate, al instante) y, con muchos archivos, agota también los inodos. Arreglo: montar la
-    # carpeta de trabajo como un tmpfs acotado (su memoria ya la cuenta el cgroup) o con una cuota de disco.
+    # ANTES FUNCIONABA. La carpeta de trabajo del kernel estaba en el disco de quien califica, sin tope total:
+    # una entrega reservaba gigas (aquí 1000 MiB con fallocate) y agotaba los inodos. Lo ataja: la carpeta de
+    # trabajo es un tmpfs propio de 512 MiB (aislamiento.trabajo_mb), cuya memoria cuenta el cgroup.
     fugas = _fugas(clase, "disco")
     assert not fugas, fugas
 
@@ -945,13 +935,10 @@ class _Tarde(BaseException):
 
 
 def test_retroalimentacion_lenta_con_celdas_hostiles(liberado):
-    # ATAQUE QUE HOY FUNCIONA. La retroalimentación pasa todo el cuerpo por bleach (html5lib), que es
-    # cuadrático con etiquetas abiertas anidadas: 40 KB de «<div>» en una celda de markdown que agrega el
-    # estudiante envuelven el resto de la página y la vuelven decenas de veces más lenta; el código se colorea
-    # y sanea a decenas de segundos por MB. Una entrega puede pesar 50 MiB: una sola hace que «nbgrader
-    # generate_feedback» de toda la clase (60 s + 10 s por estudiante) se pase de tiempo y se repita
-    # estudiante por estudiante (120 s cada uno). Arreglo: acotar el texto de cada celda del estudiante en
-    # PrepararRetroalimentacion (con un aviso) y mostrar su markdown como texto (o con las etiquetas cerradas).
+    # ANTES FUNCIONABA. bleach (html5lib) es cuadrático con etiquetas abiertas anidadas: 40 KB de «<div>» en
+    # una celda de markdown del estudiante volvían la retroalimentación decenas de veces más lenta, y una sola
+    # entrega de 50 MiB hacía que generate_feedback de toda la clase se pasara de tiempo. Lo ataja:
+    # retroalimentacion acota el texto de cada celda del estudiante (MAX_FUENTE_CELDA, 20 000 caracteres).
     import signal
     import time
 
