@@ -211,3 +211,14 @@ def test_un_config_de_regresion_impide_estimar_el_azar():
                       "config": {"problem_type": "regression", "num_labels": 1}})
     assert "estimado" not in d.explicacion and "nivel_azar" not in d.evidencia
     assert d.categoria != "sano"
+
+
+@pytest.mark.parametrize("config", [{"problem_type": ["regression"]}, {"problem_type": {"a": 1}},
+                                    {"architectures": "BertForTokenClassification"}, {"architectures": [None, 3]}])
+def test_un_config_raro_no_rompe_la_estimacion(config):
+    """Un config.json escrito a mano (tipos que no son texto) no lanza una traza de Python al decidir si estimar."""
+    entrenamiento, validacion = explota_y_queda_en_el_azar()
+    d = diagnosticar({"log_history": _log(entrenamiento, validacion), "config": config})
+    assert d.categoria in VEREDICTOS and d.categoria != "sano"
+    if config.get("architectures") == "BertForTokenClassification":
+        assert "estimado" not in d.explicacion  # token classification: no hay un azar de C clases que estimar

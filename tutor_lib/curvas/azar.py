@@ -87,10 +87,15 @@ def clases_de(nivel: float, maximo: int | None = None) -> int | None:
         return None
     if nivel > LN_MAX_OPCIONES * (1 + MARGEN_AZAR):
         return None
-    clases = max(2, int(round(math.exp(min(nivel, LN_MAX_OPCIONES + 1)))))
+    clases = max(2, int(round(math.exp(nivel))))
     if maximo is not None and clases > maximo:
         return None
     return clases if abs(nivel - math.log(clases)) <= MARGEN_AZAR * math.log(clases) else None
+
+
+def origen_estimado(clases: int, donde: str) -> str:
+    """Las palabras de un nivel del azar estimado: ln(C), de dónde salió y que la corrida no lo dice."""
+    return f"estimado: ln({entero(clases)}) = {_fmt(math.log(clases))}, {donde}; la corrida no dice cuántas clases hay"
 
 
 def estimar_azar(y: np.ndarray, k: int, explosion: Explosion | None) -> tuple[float, str] | None:
@@ -104,10 +109,7 @@ def estimar_azar(y: np.ndarray, k: int, explosion: Explosion | None) -> tuple[fl
     if explosion is not None and explosion.cola_plana:
         clases = clases_de(explosion.nivel_cola, CLASES_MAX_COLA)
         if clases is not None:
-            return math.log(clases), (
-                f"estimado: ln({entero(clases)}) = {_fmt(math.log(clases))}, donde quedó plana después de explotar; "
-                "la corrida no dice cuántas clases hay"
-            )
+            return math.log(clases), origen_estimado(clases, "donde quedó plana después de explotar")
     if explosion is not None and explosion.indice_pico < k:
         if explosion.tipo == "arranque" or explosion.indice_pico == 0:
             return None
@@ -117,7 +119,4 @@ def estimar_azar(y: np.ndarray, k: int, explosion: Explosion | None) -> tuple[fl
     clases = clases_de(inicio)
     if clases is None:
         return None
-    return math.log(clases), (
-        f"estimado: ln({entero(clases)}) = {_fmt(math.log(clases))}, cerca de donde empezó ({_fmt(inicio)}); "
-        "la corrida no dice cuántas clases hay"
-    )
+    return math.log(clases), origen_estimado(clases, f"cerca de donde empezó ({_fmt(inicio)})")

@@ -311,6 +311,26 @@ def curvas_desde_listas(
     return Curvas(tuple(pt), tuple(tr), tuple(pv), tuple(va), avisos=tuple(avisos))
 
 
+#: Cabezas cuya pérdida es una sola decisión entre C clases, y las de un modelo de lenguaje (ln del vocabulario).
+CABEZAS_DE_CLASES = ("ForSequenceClassification", "ForImageClassification", "ForAudioClassification")
+CABEZAS_DE_LENGUAJE = ("CausalLM", "LMHead")
+
+
+def _tipo_sin_azar(config: dict) -> bool:
+    """``problem_type`` dice regresión o multi-etiqueta: no hay una sola decisión entre C clases."""
+    tipo = config.get("problem_type")
+    return isinstance(tipo, str) and tipo in {"regression", "multi_label_classification"}
+
+
+def _arquitecturas(config: dict) -> str:
+    """Los nombres de ``architectures`` en un solo texto; un config.json escrito a mano puede traer cualquier
+    cosa, así que solo cuentan los nombres que son texto."""
+    lista = config.get("architectures")
+    if isinstance(lista, str):
+        lista = [lista]
+    return " ".join(a for a in lista if isinstance(a, str)) if isinstance(lista, (list, tuple)) else ""
+
+
 def nivel_de_azar(config: Any = None, num_clases: Any = None) -> tuple[float, str] | None:
     """La pérdida de entropía cruzada de un modelo que adivina, y de dónde sale; ``None`` si no se sabe.
 
@@ -326,24 +346,16 @@ def nivel_de_azar(config: Any = None, num_clases: Any = None) -> tuple[float, st
         if isinstance(num_clases, bool) or not isinstance(num_clases, int) or num_clases < 2:
             raise ValueError(f"El número de clases (num_clases o --clases) debe ser un entero ≥ 2; recibí {num_clases!r}.")
         return math.log(num_clases), f"ln({num_clases}) = {_fmt(math.log(num_clases))}, {num_clases} clases"
-    if not isinstance(config, dict):
+    if not isinstance(config, dict) or _tipo_sin_azar(config):
         return None
-    tipo = config.get("problem_type")
-    if isinstance(tipo, str) and tipo in {"regression", "multi_label_classification"}:
-        return None
-    lista = config.get("architectures")
-    if isinstance(lista, str):
-        lista = [lista]
-    # un config.json escrito a mano puede traer cualquier cosa: solo cuentan los nombres en texto
-    arquitecturas = " ".join(a for a in lista if isinstance(a, str)) if isinstance(lista, (list, tuple)) else ""
+    arquitecturas = _arquitecturas(config)
     vocabulario = config.get("vocab_size")
-    es_lenguaje = "CausalLM" in arquitecturas or "LMHead" in arquitecturas or (
+    es_lenguaje = any(t in arquitecturas for t in CABEZAS_DE_LENGUAJE) or (
         not arquitecturas and "num_labels" not in config and "id2label" not in config
     )
     if es_lenguaje and isinstance(vocabulario, int) and not isinstance(vocabulario, bool) and vocabulario >= 2:
         return math.log(vocabulario), f"ln({vocabulario}) = {_fmt(math.log(vocabulario))}, vocabulario de {vocabulario} piezas"
-    if arquitecturas and not any(t in arquitecturas for t in ("ForSequenceClassification", "ForImageClassification",
-                                                              "ForAudioClassification")):
+    if arquitecturas and not any(t in arquitecturas for t in CABEZAS_DE_CLASES):
         return None  # token classification, QA, ...: la pérdida no es la de una sola decisión entre C clases
     clases = config.get("num_labels")
     if clases is None and isinstance(config.get("id2label"), dict):
@@ -357,12 +369,9 @@ def _dice_que_no_hay_azar(config: Any) -> bool:
     """El config.json dice que la pérdida no es la de elegir entre C clases (regresión, otra cabeza)."""
     if not isinstance(config, dict):
         return False
-    if config.get("problem_type") in {"regression", "multi_label_classification"}:
-        return True
-    lista = config.get("architectures")
-    nombres = " ".join(a for a in lista if isinstance(a, str)) if isinstance(lista, (list, tuple)) else ""
-    return bool(nombres) and not any(t in nombres for t in (
-        "ForSequenceClassification", "ForImageClassification", "ForAudioClassification", "CausalLM", "LMHead"))
+    arquitecturas = _arquitecturas(config)
+    return _tipo_sin_azar(config) or (
+        bool(arquitecturas) and not any(t in arquitecturas for t in CABEZAS_DE_CLASES + CABEZAS_DE_LENGUAJE))
 
 
 def _con_azar(curvas: "Curvas", config: Any = None, num_clases: Any = None) -> "Curvas":

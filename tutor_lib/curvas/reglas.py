@@ -48,9 +48,8 @@ from tutor_lib.curvas.umbrales import (
     BRECHA_PEQUENA,
     CLASES_MAX_COLA,
 )
-from tutor_lib.curvas.azar import Explosion, buscar_explosion, clases_de, estimar_azar
+from tutor_lib.curvas.azar import Explosion, buscar_explosion, clases_de, estimar_azar, origen_estimado
 from tutor_lib.curvas.veredicto import REMEDIOS, _contraer, _resultado, _veces  # noqa: F401 (REMEDIOS, como antes)
-from tutor_lib.formato import entero
 
 
 # --------------------------------------------------------------------------- diagnóstico
@@ -376,8 +375,7 @@ def _reglas(c: Curvas) -> Diagnostico:
         clases = clases_de(minimo_n * escala, CLASES_MAX_COLA)
         if clases is not None:
             azar_rebote = math.log(clases)
-            origen_rebote = (f"estimado: ln({entero(clases)}) = {_fmt(azar_rebote)}, cerca de lo más bajo que llegó; "
-                             "la corrida no dice cuántas clases hay")
+            origen_rebote = origen_estimado(clases, "cerca de lo más bajo que llegó")
     sobre_azar = azar_rebote is not None and minimo_n * escala >= 0.97 * azar_rebote and (
         tercio_final * escala >= (1 + SOBRE_SU_MEJOR) * azar_rebote)
     # con un ruido mayor que RUIDO_MAXIMO lo que se ve es inestabilidad (regla 3), no un rebote sobre el azar
