@@ -422,7 +422,7 @@ def test_leccion_03_corre_y_muestra_las_cifras():
     # Sección 12: las tres maneras con el mismo presupuesto dan las mismas pérdidas, paso a paso, y las mismas
     # métricas (lo que dice la prosa), y las tres aprendieron algo
     receta_pares = recursos.receta_pares("rapido")
-    n_pares = len(recursos.cargar_dataset("parafrasis", modo="rapido")["train"])
+    n_pares = receta_pares.muestras_entrenamiento or len(recursos.cargar_dataset("parafrasis", modo="rapido")["train"])
     pasos_pares = warmup.pasos_totales(n_pares, receta_pares.lote, receta_pares.epocas)
     for metodo in ("Trainer", "bucle a mano", "Accelerate"):
         assert f"{metodo}: {pasos_pares} pasos en" in texto, metodo
