@@ -73,3 +73,78 @@ def test_puntuar_y_errores_en_espanol():
     with pytest.raises(ValueError, match="Tipo de tarea desconocido"):
         acierta(Tarea("poema", "Escribe", ("x",)), "x")
     assert generacion.TAREAS is TAREAS
+
+
+# --------------------------------------------------------------------------
+# responder: la generación con que se mide antes y después (issue 40, punto 2)
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def llama_diminuto():
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from tutor_lib import recursos
+
+    ruta = recursos.construir_llama_diminuto()
+    return AutoModelForCausalLM.from_pretrained(ruta), AutoTokenizer.from_pretrained(ruta)
+
+
+def test_responder_genera_voraz_en_lotes_con_el_sistema_del_curso(llama_diminuto):
+    from tutor_lib.modelos.smollm2 import SISTEMA
+
+    modelo, tokenizer = llama_diminuto
+    # tres largos distintos: el orden por largo (y por lo tanto cada lote) es el mismo se pidan como se pidan
+    instrucciones = ["Hola", "¿Qué tal tu día?", "Escribe una frase larga sobre el curso de ajuste fino en español."]
+    vistas = []
+    original = modelo.generate
+
+    def espia(**kwargs):
+        vistas.append(kwargs)
+        return original(**kwargs)
+
+    modelo.generate = espia
+    modelo.train()
+    tokenizer.padding_side = "right"
+    try:
+        respuestas = generacion.responder(modelo, tokenizer, instrucciones, max_new_tokens=5)
+        al_reves = generacion.responder(modelo, tokenizer, instrucciones[::-1], max_new_tokens=5)
+    finally:
+        del modelo.generate
+    assert respuestas == al_reves[::-1]  # cada respuesta vuelve a su instrucción
+    assert respuestas == generacion.responder(modelo, tokenizer, instrucciones, max_new_tokens=5)  # voraz: repetible
+    assert all(isinstance(r, str) and r == r.strip() for r in respuestas)
+    # el estado del tokenizer y del modelo queda como estaba
+    assert tokenizer.padding_side == "right" and modelo.training
+    # un solo lote, voraz, sin muestreo, rellenado a la izquierda, con el sistema del curso
+    assert len(vistas) == 2
+    kwargs = vistas[0]
+    assert kwargs["do_sample"] is False and kwargs["max_new_tokens"] == 5
+    assert kwargs["temperature"] is None and kwargs["top_p"] is None and kwargs["top_k"] is None
+    ids, atencion = kwargs["input_ids"], kwargs["attention_mask"]
+    assert ids.shape[0] == 3
+    assert atencion[:, -1].all() and not atencion[0, 0], "el relleno debe ir a la izquierda"
+    for fila, mascara, instruccion in zip(ids, atencion, sorted(instrucciones, key=len)):
+        texto = tokenizer.decode(fila[mascara.bool()])
+        assert SISTEMA in texto and instruccion in texto and texto.endswith("<|assistant|>\n")
+    # solo el texto nuevo: nada del sistema ni de la instrucción
+    assert not any(SISTEMA in r for r in respuestas)
+
+
+def test_responder_lista_vacia_y_entradas_malas_en_espanol(llama_diminuto):
+    modelo, tokenizer = llama_diminuto
+    assert generacion.responder(modelo, tokenizer, []) == []
+    with pytest.raises(TypeError, match="lista de textos"):
+        generacion.responder(modelo, tokenizer, "una sola instrucción")
+    with pytest.raises(TypeError, match="n.º 1 es int"):
+        generacion.responder(modelo, tokenizer, ["hola", 3])
+    for malo in (0, -2, 1.5, True):
+        with pytest.raises(ValueError, match="max_new_tokens"):
+            generacion.responder(modelo, tokenizer, ["hola"], max_new_tokens=malo)
+    plantilla = tokenizer.chat_template
+    tokenizer.chat_template = None
+    try:
+        with pytest.raises(ValueError, match="plantilla de chat"):
+            generacion.responder(modelo, tokenizer, ["hola"])
+    finally:
+        tokenizer.chat_template = plantilla

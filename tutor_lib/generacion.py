@@ -9,6 +9,9 @@ es correcta. Este módulo da dos medidas automáticas, sin otro modelo que juzgu
   exacto, no uno que lo contenga). Ninguna aparece en ``instrucciones``: es un conjunto de prueba aparte.
 * :func:`repeticion`: qué fracción de los trigramas de palabras de un texto repite uno anterior (los modelos
   pequeños con decodificación voraz suelen entrar en bucles: «la capital de la capital de la capital…»).
+
+Y una forma de generar para medir: :func:`responder` (voraz, en lotes, con la plantilla de chat del modelo y el
+mensaje de sistema del curso), la misma antes y después de entrenar.
 """
 
 from __future__ import annotations
@@ -112,3 +115,63 @@ def puntuar(respuestas: list[str], tareas: tuple[Tarea, ...] = TAREAS) -> dict[s
             aciertos, total = cuenta[clave]
             cuenta[clave] = [aciertos + acierta(tarea, respuesta), total + 1]
     return {clave: (a, t) for clave, (a, t) in cuenta.items()}
+
+
+#: Cuántas instrucciones genera :func:`responder` a la vez: más, más memoria; menos, más lento.
+LOTE_RESPUESTAS = 16
+
+
+def responder(modelo, tokenizer, instrucciones: list[str], max_new_tokens: int = 48) -> list[str]:
+    """La respuesta voraz del ``modelo`` a cada instrucción, en el mismo orden, solo con el texto nuevo.
+
+    Cada instrucción va como mensaje del usuario tras el mensaje de sistema del curso
+    (:data:`tutor_lib.modelos.smollm2.SISTEMA`: sin él, la plantilla de SmolLM2 pone uno en inglés) y pasa
+    por la plantilla de chat del ``tokenizer``. Se genera en lotes con relleno a la **izquierda** (el modelo
+    continúa desde el último token de cada fila) y sin muestreo (``do_sample=False``, con ``temperature``,
+    ``top_p`` y ``top_k`` anulados: el ``generation_config`` de un modelo puede traer valores de muestreo que
+    aquí no aplican). El ``tokenizer`` y el modelo quedan como estaban (lado del relleno, modo de
+    entrenamiento). Se usa en lessons/14_proyecto_final y en ``python -m benchmarks proyecto``.
+    """
+    import torch
+
+    from tutor_lib.modelos.smollm2 import SISTEMA
+
+    if isinstance(instrucciones, str) or not isinstance(instrucciones, (list, tuple)):
+        raise TypeError(f"instrucciones debe ser una lista de textos; recibí {type(instrucciones).__name__}.")
+    malas = [i for i, texto in enumerate(instrucciones) if not isinstance(texto, str)]
+    if malas:
+        raise TypeError(f"Cada instrucción debe ser texto (str); la n.º {malas[0]} es "
+                        f"{type(instrucciones[malas[0]]).__name__}.")
+    if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 1:
+        raise ValueError(f"max_new_tokens debe ser un entero ≥ 1; recibí {max_new_tokens!r}.")
+    if not getattr(tokenizer, "chat_template", None):
+        raise ValueError("El tokenizer no trae plantilla de chat (chat_template): responder necesita una para armar "
+                         "cada conversación. Usa el tokenizer de un modelo de instrucciones.")
+    relleno = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+    if relleno is None:
+        raise ValueError("El tokenizer no tiene pad_token ni eos_token: no sé con qué rellenar los lotes.")
+    textos = [tokenizer.apply_chat_template([{"role": "system", "content": SISTEMA},
+                                             {"role": "user", "content": texto}],
+                                            tokenize=False, add_generation_prompt=True)
+              for texto in instrucciones]
+    # De a lotes de largos parecidos (menos relleno que calcular); al final, de vuelta al orden pedido.
+    orden = sorted(range(len(textos)), key=lambda i: len(textos[i]))
+    respuestas: list[str] = [""] * len(textos)
+    lado, entrenando = tokenizer.padding_side, modelo.training
+    tokenizer.padding_side = "left"
+    modelo.eval()
+    try:
+        for inicio in range(0, len(orden), LOTE_RESPUESTAS):
+            indices = orden[inicio:inicio + LOTE_RESPUESTAS]
+            entrada = tokenizer([textos[i] for i in indices], return_tensors="pt", padding=True,
+                                add_special_tokens=False).to(modelo.device)
+            with torch.no_grad():
+                salida = modelo.generate(**entrada, max_new_tokens=max_new_tokens, do_sample=False, temperature=None,
+                                         top_p=None, top_k=None, pad_token_id=relleno)
+            nuevos = salida[:, entrada["input_ids"].shape[1]:]
+            for i, fila in zip(indices, nuevos):
+                respuestas[i] = tokenizer.decode(fila, skip_special_tokens=True).strip()
+    finally:
+        tokenizer.padding_side = lado
+        modelo.train(entrenando)
+    return respuestas
