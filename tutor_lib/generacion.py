@@ -130,7 +130,8 @@ def responder(modelo, tokenizer, instrucciones: list[str], max_new_tokens: int =
     continúa desde el último token de cada fila) y sin muestreo (``do_sample=False``, con ``temperature``,
     ``top_p`` y ``top_k`` anulados: el ``generation_config`` de un modelo puede traer valores de muestreo que
     aquí no aplican). El ``tokenizer`` y el modelo quedan como estaban (lado del relleno, modo de
-    entrenamiento). Se usa en lessons/14_proyecto_final y en ``python -m benchmarks proyecto``.
+    entrenamiento). Es la generación del proyecto del issue 40 (lessons/14_proyecto_final y el benchmark del
+    proyecto); hoy la lección 14 todavía genera con su propia función ``responder``, que esta reemplazará.
     """
     import torch
 
