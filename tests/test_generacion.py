@@ -31,6 +31,11 @@ def test_sentimiento_exige_empezar_por_la_etiqueta():
     assert not acierta(positiva, "Es positiva.")  # el formato pedido es empezar por la etiqueta
     assert not acierta(positiva, "Positivamente buena")  # palabra completa
     assert not acierta(positiva, "Negativa. Se queja.")
+    # el formato de Markdown, las comillas o una viñeta delante no cambian la etiqueta con que empieza
+    for forma in ("**Positiva**", '"Positiva"', "- Positiva: elogia", "_Positiva_", "¡Positiva!"):
+        assert acierta(positiva, forma), forma
+    assert not acierta(positiva, "**Negativa**")
+    assert not acierta(positiva, "**Es** positiva")
 
 
 def test_capital_como_palabra_completa_y_sin_importar_tildes():
@@ -50,6 +55,12 @@ def test_conversion_pide_el_numero_exacto():
     assert not acierta(metros, "4 kilómetros son 40000000000")  # lo contiene, pero no es
     assert not acierta(metros, "4 kilómetros son 400 metros.")
     assert numeros("3 000 g, 12 y 4000000") == ["3000", "12", "4000000"]
+    gramos = next(t for t in TAREAS if t.esperadas == ("3000",))
+    for forma in ("3.000 gramos", "3,000", "Son 3\u00a0000 g.", "**3000**"):
+        assert acierta(gramos, forma), forma
+    assert not acierta(gramos, "3.0 gramos") and not acierta(gramos, "30.000 gramos")
+    # el límite, a propósito: punto o coma con tres cifras detrás es separador de miles; con otra cantidad, no
+    assert numeros("1,500 y 2,5 y 1.000.000") == ["1500", "2", "5", "1000000"]
 
 
 def test_repeticion():

@@ -69,23 +69,36 @@ def _plano(texto: str) -> str:
     return "".join(c for c in descompuesto if unicodedata.category(c) != "Mn")
 
 
+#: Lo que separa los miles: espacio (el formato del curso), espacios duros, punto (español) o coma (inglés).
+_SEPARADOR_DE_MILES = " \u00a0\u202f.,"
+_NUMERO = re.compile(rf"\d{{1,3}}(?:[{_SEPARADOR_DE_MILES}]\d{{3}})+(?!\d)|\d+")
+
+
 def numeros(texto: str) -> list[str]:
-    """Los números enteros de ``texto``, con los espacios de miles quitados: «3 000 g y 12» → ["3000", "12"]."""
-    return [n.replace(" ", "") for n in re.findall(r"\d{1,3}(?: \d{3})+(?!\d)|\d+", texto)]
+    """Los números enteros de ``texto``, con los separadores de miles quitados.
+
+    «3 000 g y 12» → ["3000", "12"]; «3.000 gramos» y «3,000» → ["3000"]. El límite, a propósito: un punto o una
+    coma seguidos de **exactamente** tres cifras se leen como separador de miles, así que «1,500» es 1500 y no
+    uno y medio; «2,5» da ["2", "5"]. Las respuestas de :data:`TAREAS` son enteros, así que no hay ambigüedad.
+    """
+    return [re.sub(rf"[{_SEPARADOR_DE_MILES}]", "", n) for n in _NUMERO.findall(texto)]
 
 
 def acierta(tarea: Tarea, respuesta: str) -> bool:
     """¿La ``respuesta`` generada resuelve la ``tarea``? Reglas exactas, sin juez:
 
-    * sentimiento: la respuesta **empieza** por la etiqueta esperada (el formato pedido);
+    * sentimiento: la respuesta **empieza** por la etiqueta esperada (el formato pedido); lo que la rodea sin ser
+      texto no cuenta: «**Positiva**», «"Positiva"» o «- Positiva» también empiezan por ella;
     * capital: la capital aparece como palabra completa;
-    * conversion: el número exacto aparece como número completo («4000» no acierta con «40000»).
+    * conversion: el número exacto aparece como número completo («4000» no acierta con «40000»), con o sin
+      separador de miles («4 000», «4.000», «4,000»: ver :func:`numeros`).
     """
     if not isinstance(respuesta, str):
         raise TypeError(f"La respuesta debe ser texto (str); recibí {type(respuesta).__name__}.")
-    limpia = _plano(respuesta.strip())
+    limpia = re.sub(r"^[\W_]+", "", _plano(respuesta.strip()))  # sin marcas de Markdown, comillas ni viñetas delante
     if tarea.tipo == "sentimiento":
-        return any(re.match(re.escape(_plano(e)) + r"\b", limpia) for e in tarea.esperadas)
+        # detrás de la etiqueta, nada que sea letra o cifra («_» de Markdown sí puede ir)
+        return any(re.match(re.escape(_plano(e)) + r"(?![^\W_])", limpia) for e in tarea.esperadas)
     if tarea.tipo == "capital":
         return any(re.search(r"\b" + re.escape(_plano(e)) + r"\b", limpia) for e in tarea.esperadas)
     if tarea.tipo == "conversion":
