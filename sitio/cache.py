@@ -122,11 +122,8 @@ def _archivo(ruta: str | os.PathLike) -> Path:
     return carpeta() / f"{Path(ruta).stem}-{clave(ruta)}.ipynb"
 
 
-def guardar(ruta: str | os.PathLike, nb, segundos: float | None = None, cpu_compartida: bool = False) -> Path:
+def guardar(ruta: str | os.PathLike, nb, segundos: float | None = None) -> Path:
     """Guarda ``nb``, la lección ``ruta`` ya ejecutada en modo rápido, con dónde y cuándo corrió.
-
-    ``cpu_compartida``: la lección corrió a la vez que otras pruebas (``make test`` la adelanta en otro
-    proceso, ver tests/cuadernos.py), así que sus ``segundos`` no son los de una máquina tranquila.
 
     Escribe en un archivo temporal y lo renombra: un ``make sitio`` que lee a la vez nunca ve uno a medias.
     """
@@ -136,7 +133,6 @@ def guardar(ruta: str | os.PathLike, nb, segundos: float | None = None, cpu_comp
         "ejecutado": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "maquina": f"{platform.system()} {platform.machine()}, {os.cpu_count()} núcleos de CPU",
         "segundos": round(segundos, 1) if segundos is not None else None,
-        "cpu_compartida": cpu_compartida,
         "versiones": versiones(),
     }
     destino = _archivo(ruta)

@@ -145,8 +145,6 @@ def recuadro_rapido(ruta: Path, meta: dict, completos: list[tuple[str, str]]) ->
     """El recuadro que abre cada lección: modo, dónde, cuándo y con qué versiones corrió."""
     segundos = meta.get("segundos")
     tardo = f", en {segundos:.1f} s" if isinstance(segundos, (int, float)) else ""
-    if tardo and meta.get("cpu_compartida"):
-        tardo += " (compartiendo la CPU con otras pruebas de make test: sola, tarda menos)"
     texto = (
         "```{admonition} Salidas del modo rápido\n:class: tip\n"
         f"Las salidas de esta página las produjo el **modo rápido** (datos del curso, modelos pequeños, CPU y "

@@ -23,7 +23,7 @@ import pytest
 
 from benchmarks.tareas import ajustar_en_proceso, leer_resenas_nuevas
 
-LECCION = Path(__file__).resolve().parents[1] / "lessons" / "03_trainer.ipynb"
+LECCION_03 = Path(__file__).resolve().parents[1] / "lessons" / "03_trainer.ipynb"
 
 
 def test_hay_al_menos_40_resenas_nuevas_equilibradas_y_fuera_del_dataset():
@@ -51,7 +51,7 @@ def test_e5_aprende_sentimiento_en_espanol():
 
     assert recursos.RECETAS["rapido"] is recursos.RECETA_E5
     assert recursos.nombre_modelo("clasificacion", "rapido") == str(recursos.ruta_e5())
-    nb, _ = ejecutar_cuaderno(LECCION)
+    nb, _ = ejecutar_cuaderno(LECCION_03)
     texto = textos_de_salida(nb)
     parametros = int(re.search(r"^BertForSequenceClassification: ([\d ]+) parámetros", texto, re.M).group(1)
                      .replace(" ", ""))

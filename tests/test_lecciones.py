@@ -76,33 +76,6 @@ def test_la_vigilancia_de_git_detecta_un_cuaderno_que_escribe_en_el_repositorio(
         escrito.unlink(missing_ok=True)
 
 
-def test_la_ejecucion_adelantada_entrega_lo_mismo_y_sus_fallas(tmp_path):
-    """Otro proceso ejecuta las lecciones mientras corren las demás pruebas (tests/conftest.py): lo que entrega
-    es el cuaderno ejecutado, una falla llega con la celda y el motivo, y si el proceso muere antes de llegar a
-    un cuaderno, quien lo espera no se queda colgado: recibe None y lo ejecuta él."""
-    celdas = {"bien": "print(6 * 7)", "mal": "raise ValueError('celda rota a propósito')",
-              "lento": "import time\ntime.sleep(120)"}
-    rutas = {}
-    for nombre, codigo in celdas.items():
-        rutas[nombre] = tmp_path / f"{nombre}.ipynb"
-        nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(codigo)]), rutas[nombre])
-
-    adelanto = cuadernos.Adelanto([rutas["bien"], rutas["mal"]])
-    try:
-        nb, segundos = adelanto.esperar(rutas["bien"])
-        assert textos_de_salida(nb).strip() == "42" and segundos > 0
-        with pytest.raises(cuadernos.CuadernoFallido, match="(?s)celda de código n.º 1.*ValueError: celda rota a propósito"):
-            adelanto.esperar(rutas["mal"])
-        assert not adelanto.pendientes
-    finally:
-        adelanto.detener()
-    assert not adelanto.carpeta.exists()
-
-    adelanto = cuadernos.Adelanto([rutas["lento"]])
-    adelanto.detener()  # como si el proceso muriera a mitad de camino
-    assert adelanto.esperar(rutas["lento"]) is None
-
-
 def test_bienvenida_muestra_cifras_calculadas():
     nb, _ = ejecutar_cuaderno(RAIZ / "lessons" / "00_bienvenida.ipynb")
     texto = textos_de_salida(nb)
